@@ -1,0 +1,14 @@
+"""pddlworlds: long-horizon text environments backed by PDDL, and the agents that play them.
+
+Importing the package registers `pddlworlds/<Domain>-v0` for every shipped domain.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .registration import make_env, register_envs  # noqa: E402
+
+register_envs()
+
+__all__ = ["__version__", "make_env", "register_envs"]

@@ -1,0 +1,179 @@
+"""Where the worlds live: domain folders, their problem splits, and loading a problem as a task.
+
+A domain is a folder holding `domain.pddl`, an optional `text.toml`, and `problems/<split>/*.pddl`.
+The shipped folders are found inside the installed package (or beside `src/` in a checkout); any other
+folder laid out the same way works too. Parsed tasks are cached on disk, keyed by the files' content,
+because unified-planning's reader is by far the slowest step of loading a problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .grounding import natural_key
+from .pddl import Literal, LiftedTask, PDDLError, PDDLNormalisationWarning, Schema, read_task
+
+__all__ = ["Domain", "data_dir", "domains", "get_domain", "load_task", "DEFAULT_SPLIT"]
+
+DEFAULT_SPLIT = "agentboard"
+_CACHE_FORMAT = "1"
+
+
+def data_dir(name: str) -> Path:
+    """A data folder shipped with the package (`pddl_domains`, `planners`), installed or in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / name, here.parents[1] / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"data folder {name!r} not found beside {here}; is the package installed whole?")
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    folder: Path
+
+    @property
+    def domain_file(self) -> Path:
+        return self.folder / "domain.pddl"
+
+    @property
+    def text_file(self) -> Path:
+        return self.folder / "text.toml"
+
+    def splits(self) -> list[str]:
+        root = self.folder / "problems"
+        return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+    def problems(self, split: str = DEFAULT_SPLIT) -> list[str]:
+        folder = self.folder / "problems" / split
+        if not folder.is_dir():
+            raise ValueError(
+                f"domain {self.name!r} has no split {split!r}; splits: {', '.join(self.splits()) or 'none'}"
+            )
+        return sorted((p.stem for p in folder.glob("*.pddl")), key=natural_key)
+
+    def problem_file(self, problem: str, split: str = DEFAULT_SPLIT) -> Path:
+        path = self.folder / "problems" / split / f"{problem}.pddl"
+        if not path.is_file():
+            known = self.problems(split)
+            raise ValueError(
+                f"domain {self.name!r}, split {split!r} has no problem {problem!r}; problems: {', '.join(known)}"
+            )
+        return path
+
+    def load(self, problem: str, split: str = DEFAULT_SPLIT) -> LiftedTask:
+        return load_task(self.domain_file, self.problem_file(problem, split))
+
+
+def domains(root: str | Path | None = None) -> dict[str, Domain]:
+    """Every domain folder under `root` (default: the shipped ones), by folder name."""
+    root = Path(root) if root is not None else data_dir("pddl_domains")
+    return {
+        p.name: Domain(p.name, p)
+        for p in sorted(root.iterdir())
+        if p.is_dir() and (p / "domain.pddl").is_file()
+    }
+
+
+def get_domain(name: str) -> Domain:
+    known = domains()
+    key = name.lower()
+    if key not in known:
+        raise ValueError(f"unknown domain {name!r}; domains: {', '.join(known)}")
+    return known[key]
+
+
+# --------------------------------------------------------------------------------------------------
+# Disk cache of parsed tasks.
+
+
+def _cache_dir() -> Path | None:
+    if os.environ.get("PDDLWORLDS_NO_CACHE"):
+        return None
+    base = os.environ.get("PDDLWORLDS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlworlds"
+    )
+    return Path(base) / "tasks"
+
+
+def _to_json(task: LiftedTask, notes: list[str]) -> str:
+    data = asdict(task)
+    data["init"] = sorted([name, list(args)] for name, args in task.init)
+    data["notes"] = notes
+    return json.dumps(data)
+
+
+def _from_json(text: str) -> tuple[LiftedTask, list[str]]:
+    d = json.loads(text)
+
+    def lit(x) -> Literal:
+        return Literal(x["predicate"], tuple(x["args"]), x["positive"])
+
+    schemas = tuple(
+        Schema(
+            s["name"],
+            tuple(s["parameters"]),
+            tuple(s["types"]),
+            tuple(map(lit, s["preconditions"])),
+            tuple(map(lit, s["add"])),
+            tuple(map(lit, s["delete"])),
+        )
+        for s in d["schemas"]
+    )
+    task = LiftedTask(
+        domain_name=d["domain_name"],
+        problem_name=d["problem_name"],
+        predicates=tuple((n, tuple(p)) for n, p in d["predicates"]),
+        schemas=schemas,
+        objects=tuple((n, t) for n, t in d["objects"]),
+        supertypes={k: tuple(v) for k, v in d["supertypes"].items()},
+        init=frozenset((n, tuple(a)) for n, a in d["init"]),
+        goal=tuple((n, tuple(a), p) for n, a, p in d["goal"]),
+    )
+    return task, d["notes"]
+
+
+def load_task(domain_file: str | Path, problem_file: str | Path) -> LiftedTask:
+    """`read_task`, remembered on disk by content; normalisation warnings are repeated on a cache hit."""
+    from . import __version__
+
+    domain_file, problem_file = Path(domain_file), Path(problem_file)
+    cache = _cache_dir()
+    if cache is None:
+        return read_task(domain_file, problem_file)
+    try:
+        key = hashlib.sha256(
+            b"\0".join([_CACHE_FORMAT.encode(), __version__.encode(), domain_file.read_bytes(), problem_file.read_bytes()])
+        ).hexdigest()
+    except OSError as exc:
+        raise PDDLError(f"cannot read file: {exc.strerror}", exc.filename) from exc
+    entry = cache / f"{key}.json"
+    if entry.is_file():
+        try:
+            task, notes = _from_json(entry.read_text())
+        except (ValueError, KeyError, TypeError):
+            entry.unlink(missing_ok=True)
+        else:
+            for note in notes:
+                warnings.warn(note, PDDLNormalisationWarning, stacklevel=2)
+            return task
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PDDLNormalisationWarning)
+        task = read_task(domain_file, problem_file)
+    notes = [str(w.message) for w in caught if issubclass(w.category, PDDLNormalisationWarning)]
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(_to_json(task, notes))
+        os.replace(tmp, entry)
+    except OSError:
+        pass  # a read-only cache only costs speed
+    return task

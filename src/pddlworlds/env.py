@@ -1,0 +1,215 @@
+"""The Gymnasium environment: a PDDL problem played in natural language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
+from .text import CHARSET, OBSERVATION_MODES, load_templates
+from .world import World, text_bound
+
+__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH"]
+
+#: Longest action text the action space admits; longer texts are still handled (truncated in messages).
+ACTION_MAX_LENGTH = 1024
+
+
+class PDDLTextEnv(gym.Env[str, str]):
+    """A PDDL problem as a text game.
+
+    ## Description
+    The agent reads the state in sentences and writes one action per step in free text ("stack b1 on b2",
+    "Open boot.", "(stack b1 b2)"). The text is parsed, checked against the PDDL preconditions and applied.
+    Invalid text never raises: the state stays, `info["action_valid"]` is False, and the observation says
+    why (unknown verb, unknown object, wrong number of objects, or which preconditions fail).
+
+    ## Action Space
+    `Text(1024, charset=CHARSET)`: any text. Two meta-actions also cost a step: `check valid actions`
+    (lists every executable action in the form the parser accepts) and `look around` (the full state).
+
+    ## Observation Space
+    `Text(n, charset=CHARSET)`, with `n` bounded from the largest problem of the split. The first
+    observation is the full state; after an action it is the full state or only what changed
+    (`observation_mode`, default per domain: full for Blocksworld and Gripper, changes for Tyreworld and
+    Barman). When the goal holds the observation ends with "The goal is reached."
+
+    ## Starting State
+    `reset(seed=s)` picks a problem of the split with the seeded generator;
+    `reset(options={"problem": "p03"})` picks one by name.
+
+    ## Rewards
+    The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
+    episode equals its progress rate.
+
+    ## Episode End
+    Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
+    `gym.make(id, max_episode_steps=N)` to change it).
+
+    ## Information
+    `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
+    `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
+    of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
+    None if unknown) and, after `check valid actions`, `valid_actions`.
+
+    ## Arguments
+    `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
+    `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
+    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`).
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        domain: str | None = None,
+        split: str = DEFAULT_SPLIT,
+        problem: str | None = None,
+        observation_mode: str | None = None,
+        domain_file: str | Path | None = None,
+        problem_files: list[str | Path] | None = None,
+        text_file: str | Path | None = None,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.render_mode = render_mode
+        if domain is not None:
+            catalogue_domain: Domain | None = get_domain(domain)
+            self.domain_name = catalogue_domain.name
+            self.split = split
+            names = catalogue_domain.problems(split)
+            files = {n: catalogue_domain.problem_file(n, split) for n in names}
+            domain_file = catalogue_domain.domain_file
+            text_file = catalogue_domain.text_file
+        elif domain_file is not None and problem_files:
+            self.domain_name = Path(domain_file).parent.name
+            self.split = "custom"
+            files = {Path(p).stem: Path(p) for p in problem_files}
+            names = list(files)
+        else:
+            raise ValueError("give a shipped `domain` name, or a `domain_file` and `problem_files`")
+        if not names:
+            raise ValueError(f"no problems in split {split!r} of {self.domain_name!r}")
+        if problem is not None and problem not in files:
+            raise ValueError(f"unknown problem {problem!r}; problems: {', '.join(names)}")
+        self.problem_names: list[str] = names
+        self._problem_files = files
+        self._domain_file = Path(domain_file)
+        self._text_file = Path(text_file) if text_file and Path(text_file).is_file() else None
+        self._fixed_problem = problem
+        self._worlds: dict[str, World] = {}
+        self._optimal_lengths: dict[str, int] | None = None
+
+        first = self._world(problem or names[0])
+        mode = observation_mode or first.templates.after_action
+        if mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
+        self.observation_mode = mode
+        bound = max(self._text_bound(n) for n in ([problem] if problem else names))
+        self.observation_space = spaces.Text(max_length=bound, min_length=1, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=ACTION_MAX_LENGTH, min_length=0, charset=CHARSET)
+
+        self.world: World = first
+        self.state: int = first.initial_state
+        self._step = 0
+        self._best = 0.0
+        self._last_observation = ""
+
+    # ---- problems ----------------------------------------------------------------------------
+
+    def _world(self, name: str) -> World:
+        if name not in self._worlds:
+            task = load_task(self._domain_file, self._problem_files[name])
+            self._worlds[name] = World(task, load_templates(task, self._text_file), name)
+        return self._worlds[name]
+
+    def _text_bound(self, name: str) -> int:
+        task = load_task(self._domain_file, self._problem_files[name])
+        return text_bound(task, load_templates(task, self._text_file)) + ACTION_MAX_LENGTH
+
+    def _optimal_length(self, problem: str) -> int | None:
+        if self._optimal_lengths is None:
+            from .plans import optimal_lengths
+
+            self._optimal_lengths = optimal_lengths(self.domain_name, self.split)
+        return self._optimal_lengths.get(problem)
+
+    # ---- the Gymnasium API -------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        name = options.get("problem") or self._fixed_problem
+        if name is None:
+            name = self.problem_names[int(self.np_random.integers(len(self.problem_names)))]
+        elif name not in self._problem_files:
+            raise ValueError(f"unknown problem {name!r}; problems: {', '.join(self.problem_names)}")
+        self.world = self._world(name)
+        self.state = self.world.initial_state
+        self._step = 0
+        self._best = self.world.task.progress(self.state)
+        observation = self.world.observe(self.state, "full")
+        self._last_observation = observation
+        info = self._info(valid=True, kind="reset", action=None, error=None)
+        if self.render_mode == "human":
+            self.render()
+        return observation, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        text = action if isinstance(action, str) else str(action)
+        outcome = self.world.step(self.state, text, self.observation_mode)
+        self.state = outcome.state
+        self._step += 1
+        progress = self.world.task.progress(self.state)
+        reward = max(0.0, progress - self._best)
+        self._best = max(self._best, progress)
+        self._last_observation = outcome.observation
+        info = self._info(outcome.valid, outcome.kind, outcome.action, outcome.error)
+        if outcome.valid_actions is not None:
+            info["valid_actions"] = list(outcome.valid_actions)
+        terminated = bool(self.world.task.is_goal(self.state))
+        if self.render_mode == "human":
+            self.render()
+        return outcome.observation, float(reward), terminated, False, info
+
+    def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> dict[str, Any]:
+        return {
+            "domain": self.domain_name,
+            "split": self.split,
+            "problem": self.world.name,
+            "goal": self.world.goal_text(),
+            "step": self._step,
+            "progress": self._best,
+            "success": self._best >= 1.0,
+            "action_valid": valid,
+            "action_kind": kind,
+            "action": action,
+            "error": error,
+            "optimal_length": self._optimal_length(self.world.name),
+        }
+
+    def valid_actions(self) -> list[str]:
+        """Every executable action in the current state, in the text form the parser accepts."""
+        return self.world.valid_actions(self.state)
+
+    def render(self) -> str | None:
+        text = (
+            f"[{self.domain_name}/{self.world.name} step {self._step} progress {self._best:.2f}]\n"
+            f"{self.world.goal_text()}\n{self._last_observation}"
+        )
+        if self.render_mode == "ansi":
+            return text
+        if self.render_mode == "human":
+            print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release: worlds are plain data. Safe to call more than once."""

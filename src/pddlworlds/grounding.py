@@ -1,0 +1,197 @@
+"""Ground a lifted STRIPS task once, then step it with integer bit operations.
+
+A state is a Python `int` whose bit i says whether atom i holds. Each ground action keeps its precondition,
+add and delete sets as bit masks, so testing applicability is two ANDs and applying an action is one
+AND-NOT and one OR. Atoms and actions are numbered in a fixed, natural-sorted order, so everything built
+on them (observations, action lists) is reproducible across runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import product
+
+from .pddl import LiftedTask, Literal, PDDLError, Schema
+
+__all__ = ["Atom", "GroundAction", "GroundTask", "ground", "natural_key"]
+
+Atom = tuple[str, tuple[str, ...]]
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that puts b2 before b10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+@dataclass(frozen=True)
+class GroundAction:
+    schema: str
+    args: tuple[str, ...]
+    pre_pos: int
+    pre_neg: int
+    add: int
+    delete: int
+
+    @property
+    def pddl(self) -> str:
+        return "(" + " ".join((self.schema, *self.args)) + ")"
+
+
+@dataclass(frozen=True)
+class GroundTask:
+    lifted: LiftedTask
+    atoms: tuple[Atom, ...]
+    actions: tuple[GroundAction, ...]
+    init: int
+    goal_pos: int
+    goal_neg: int
+    atom_index: dict[Atom, int] = field(repr=False)
+    action_index: dict[tuple[str, tuple[str, ...]], int] = field(repr=False)
+
+    # ---- the pure transition -----------------------------------------------------------------
+
+    def is_applicable(self, state: int, action: int) -> bool:
+        a = self.actions[action]
+        return not (a.pre_pos & ~state) and not (a.pre_neg & state)
+
+    def apply(self, state: int, action: int) -> int:
+        """Successor state; delete effects first, then add effects (PDDL semantics)."""
+        a = self.actions[action]
+        return (state & ~a.delete) | a.add
+
+    def applicable(self, state: int) -> list[int]:
+        return [
+            i for i, a in enumerate(self.actions) if not (a.pre_pos & ~state) and not (a.pre_neg & state)
+        ]
+
+    # ---- goal --------------------------------------------------------------------------------
+
+    @property
+    def goal_size(self) -> int:
+        return self.goal_pos.bit_count() + self.goal_neg.bit_count()
+
+    def goal_satisfied_count(self, state: int) -> int:
+        return (state & self.goal_pos).bit_count() + (self.goal_neg & ~state).bit_count()
+
+    def progress(self, state: int) -> float:
+        """Fraction of goal literals that hold (1.0 for an empty goal)."""
+        size = self.goal_size
+        return 1.0 if size == 0 else self.goal_satisfied_count(state) / size
+
+    def is_goal(self, state: int) -> bool:
+        return not (self.goal_pos & ~state) and not (self.goal_neg & state)
+
+    # ---- conversions -------------------------------------------------------------------------
+
+    def true_atoms(self, state: int) -> list[Atom]:
+        return [atom for i, atom in enumerate(self.atoms) if state >> i & 1]
+
+    def state_of(self, atoms) -> int:
+        """The state in which exactly `atoms` hold; atoms the task never mentions are an error."""
+        state = 0
+        for atom in atoms:
+            try:
+                state |= 1 << self.atom_index[atom]
+            except KeyError:
+                raise KeyError(f"atom {atom} is not part of this task") from None
+        return state
+
+    def holds(self, state: int, atom: Atom) -> bool:
+        index = self.atom_index.get(atom)
+        return index is not None and bool(state >> index & 1)
+
+
+def _bind(lit: Literal, args: tuple[str, ...]) -> Atom:
+    return lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args)
+
+
+def _ground_schema(task: LiftedTask, schema: Schema, static: set[str]) -> list[tuple[str, ...]]:
+    """All argument tuples whose static preconditions hold in the initial state."""
+    domains = [sorted(task.objects_of(t), key=natural_key) for t in schema.types]
+    static_lits = [lit for lit in schema.preconditions if lit.predicate in static]
+    # Check each static literal as soon as its last parameter is bound.
+    by_depth: dict[int, list[Literal]] = {}
+    for lit in static_lits:
+        params = [a for a in lit.args if isinstance(a, int)]
+        by_depth.setdefault(max(params, default=-1), []).append(lit)
+    init = task.init
+
+    def ok(lit: Literal, args: tuple[str, ...]) -> bool:
+        return (_bind(lit, args) in init) == lit.positive
+
+    if any(not ok(lit, ()) for lit in by_depth.get(-1, [])):
+        return []
+    results: list[tuple[str, ...]] = []
+
+    def extend(prefix: tuple[str, ...]) -> None:
+        depth = len(prefix)
+        if depth == len(domains):
+            results.append(prefix)
+            return
+        checks = by_depth.get(depth, [])
+        for obj in domains[depth]:
+            args = prefix + (obj,)
+            if all(ok(lit, args) for lit in checks):
+                extend(args)
+
+    if len(domains) == 0:
+        return [()]
+    if not static_lits:
+        return list(product(*domains))
+    extend(())
+    return results
+
+
+def ground(task: LiftedTask) -> GroundTask:
+    """Ground every schema over the objects, pruned by static preconditions."""
+    dynamic = {lit.predicate for s in task.schemas for lit in (*s.add, *s.delete)}
+    static = {name for name, _ in task.predicates} - dynamic
+    order = {name: i for i, (name, _) in enumerate(task.predicates)}
+    for name, args in task.init:
+        if name not in order:
+            raise PDDLError(f"initial state uses undeclared predicate {name!r}")
+
+    raw: list[tuple[Schema, tuple[str, ...], list[tuple[Atom, bool]], list[Atom], list[Atom]]] = []
+    atoms: set[Atom] = set(task.init)
+    for schema in task.schemas:
+        for args in _ground_schema(task, schema, static):
+            pre = [(_bind(lit, args), lit.positive) for lit in schema.preconditions]
+            add = [_bind(lit, args) for lit in schema.add]
+            delete = [_bind(lit, args) for lit in schema.delete]
+            raw.append((schema, args, pre, add, delete))
+            atoms.update(a for a, _ in pre)
+            atoms.update(add)
+            atoms.update(delete)
+    atoms.update((name, args) for name, args, _ in task.goal)
+
+    atom_list = tuple(sorted(atoms, key=lambda a: (order.get(a[0], len(order)), tuple(map(natural_key, a[1])))))
+    index = {atom: i for i, atom in enumerate(atom_list)}
+
+    def mask(items) -> int:
+        m = 0
+        for atom in items:
+            m |= 1 << index[atom]
+        return m
+
+    actions = tuple(
+        GroundAction(
+            schema=schema.name,
+            args=args,
+            pre_pos=mask(a for a, positive in pre if positive),
+            pre_neg=mask(a for a, positive in pre if not positive),
+            add=mask(add),
+            delete=mask(delete),
+        )
+        for schema, args, pre, add, delete in raw
+    )
+    return GroundTask(
+        lifted=task,
+        atoms=atom_list,
+        actions=actions,
+        init=mask(task.init),
+        goal_pos=mask((n, a) for n, a, positive in task.goal if positive),
+        goal_neg=mask((n, a) for n, a, positive in task.goal if not positive),
+        atom_index=index,
+        action_index={(a.schema, a.args): i for i, a in enumerate(actions)},
+    )

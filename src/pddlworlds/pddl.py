@@ -1,0 +1,388 @@
+"""Read STRIPS PDDL with unified-planning into a small lifted task.
+
+unified-planning's reader is strict in ways real benchmark files are not (section order, names declared both
+as domain constants and problem objects). Such input is normalised here, with a warning, before it reaches
+the reader; anything the reader still rejects becomes one `PDDLError` naming the file and, where known, the
+line. Everything downstream works on `LiftedTask`, never on unified-planning objects, except the planner,
+which gets the parsed `unified_planning` problem back from `read_up_problem`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "PDDLError",
+    "PDDLNormalisationWarning",
+    "Literal",
+    "Schema",
+    "LiftedTask",
+    "read_task",
+    "read_up_problem",
+    "normalise_domain",
+    "normalise_problem",
+]
+
+
+class PDDLError(ValueError):
+    """A PDDL file that cannot be read, with its path and (where known) line."""
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        where = "" if path is None else f"{path}" + (f":{line}" if line else "") + ": "
+        super().__init__(where + message)
+
+
+class PDDLNormalisationWarning(UserWarning):
+    """Input was accepted after rewriting it into the form unified-planning reads."""
+
+
+# --------------------------------------------------------------------------------------------------
+# A minimal s-expression layer, used only to normalise input before unified-planning parses it.
+
+
+@dataclass
+class _Token:
+    text: str
+    line: int
+
+
+def _tokenise(text: str, path: Path) -> list[_Token]:
+    tokens: list[_Token] = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        line = line.split(";", 1)[0]
+        for match in re.finditer(r"[()]|[^\s()]+", line):
+            tokens.append(_Token(match.group(0), line_no))
+    return tokens
+
+
+def _read_sexpr(text: str, path: Path) -> list:
+    """Nested lists of strings; raises PDDLError with the line of an unbalanced parenthesis."""
+    stack: list[list] = [[]]
+    opened: list[int] = []
+    for tok in _tokenise(text, path):
+        if tok.text == "(":
+            stack.append([])
+            opened.append(tok.line)
+        elif tok.text == ")":
+            if len(stack) == 1:
+                raise PDDLError("unexpected ')'", path, tok.line)
+            done = stack.pop()
+            opened.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok.text)
+    if len(stack) > 1:
+        raise PDDLError("unclosed '(' opened here", path, opened[-1])
+    top = [x for x in stack[0] if isinstance(x, list)]
+    if len(top) != 1 or not top[0] or str(top[0][0]).lower() != "define":
+        raise PDDLError("expected one (define ...) form", path, 1)
+    return top[0]
+
+
+def _write_sexpr(expr) -> str:
+    if isinstance(expr, list):
+        return "(" + " ".join(_write_sexpr(e) for e in expr) + ")"
+    return expr
+
+
+def _section(expr) -> str | None:
+    if isinstance(expr, list) and expr and isinstance(expr[0], str) and expr[0].startswith(":"):
+        return expr[0].lower()
+    return None
+
+
+_DOMAIN_ORDER = [":requirements", ":types", ":constants", ":predicates", ":functions"]
+
+
+def _typed_names(items: list) -> list[tuple[str, str]]:
+    """(name, type) pairs of a typed list such as `a b - t c`; untyped names get type 'object'."""
+    out: list[tuple[str, str]] = []
+    pending: list[str] = []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item == "-" and i + 1 < len(items):
+            type_name = items[i + 1]
+            type_name = _write_sexpr(type_name) if isinstance(type_name, list) else type_name
+            out.extend((name, type_name.lower()) for name in pending)
+            pending = []
+            i += 2
+            continue
+        pending.append(str(item).lower())
+        i += 1
+    out.extend((name, "object") for name in pending)
+    return out
+
+
+def normalise_domain(text: str, path: str | Path = "<domain>") -> tuple[str, list[str]]:
+    """Put the domain's sections in the order unified-planning requires; return (text, changes)."""
+    path = Path(path)
+    define = _read_sexpr(text, path)
+    head = [e for e in define if _section(e) is None]
+    sections = [e for e in define if _section(e) is not None]
+    ordered_known = sorted(
+        (s for s in sections if _section(s) in _DOMAIN_ORDER),
+        key=lambda s: _DOMAIN_ORDER.index(_section(s)),
+    )
+    rest = [s for s in sections if _section(s) not in _DOMAIN_ORDER]
+    new_sections = ordered_known + rest
+    # Only the relative order of the declaration sections matters; actions keep their order.
+    old_known = [s for s in sections if _section(s) in _DOMAIN_ORDER]
+    first_action = next((i for i, s in enumerate(sections) if _section(s) not in _DOMAIN_ORDER), len(sections))
+    declarations_first = all(_section(s) in _DOMAIN_ORDER for s in sections[:first_action]) and all(
+        _section(s) not in _DOMAIN_ORDER for s in sections[first_action:]
+    )
+    if old_known == ordered_known and declarations_first:
+        return text, []
+    change = "reordered sections to " + " ".join(_section(s) for s in ordered_known) + " before the actions"
+    return _write_sexpr(head + new_sections), [change]
+
+
+def domain_constants(text: str, path: str | Path = "<domain>") -> dict[str, str]:
+    define = _read_sexpr(text, Path(path))
+    for section in define:
+        if _section(section) == ":constants":
+            return dict(_typed_names(section[1:]))
+    return {}
+
+
+def normalise_problem(
+    text: str, constants: dict[str, str], path: str | Path = "<problem>"
+) -> tuple[str, list[str]]:
+    """Drop problem objects that repeat a domain constant or an earlier object; return (text, changes)."""
+    path = Path(path)
+    define = _read_sexpr(text, path)
+    changes: list[str] = []
+    for idx, section in enumerate(define):
+        if _section(section) != ":objects":
+            continue
+        seen: dict[str, str] = {}
+        kept: list = [":objects"]
+        for name, type_name in _typed_names(section[1:]):
+            earlier = constants.get(name) or seen.get(name)
+            if earlier is not None:
+                if earlier != type_name and type_name != "object":
+                    raise PDDLError(
+                        f"object {name!r} declared as {type_name!r} but already declared as {earlier!r}",
+                        path,
+                    )
+                where = "a domain constant" if name in constants else "declared twice"
+                changes.append(f"dropped object {name!r} ({where})")
+                continue
+            seen[name] = type_name
+            kept.extend([name, "-", type_name])
+        define[idx] = kept
+    if not changes:
+        return text, []
+    return _write_sexpr(define), changes
+
+
+# --------------------------------------------------------------------------------------------------
+# The lifted task: what the grounder needs, in plain data.
+
+
+@dataclass(frozen=True)
+class Literal:
+    """`predicate(args)` in a schema; an arg is a parameter index (int) or a constant name (str)."""
+
+    predicate: str
+    args: tuple[int | str, ...]
+    positive: bool = True
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str
+    parameters: tuple[str, ...]  # PDDL parameter names without '?'
+    types: tuple[str, ...]
+    preconditions: tuple[Literal, ...]
+    add: tuple[Literal, ...]
+    delete: tuple[Literal, ...]
+
+
+@dataclass(frozen=True)
+class LiftedTask:
+    domain_name: str
+    problem_name: str
+    predicates: tuple[tuple[str, tuple[str, ...]], ...]  # (name, parameter names), declaration order
+    schemas: tuple[Schema, ...]
+    objects: tuple[tuple[str, str], ...]  # (name, type), constants included
+    supertypes: dict[str, tuple[str, ...]]  # type -> itself and its ancestors
+    init: frozenset[tuple[str, tuple[str, ...]]]
+    goal: tuple[tuple[str, tuple[str, ...], bool], ...]  # (predicate, args, positive)
+
+    def objects_of(self, type_name: str) -> list[str]:
+        return [name for name, t in self.objects if type_name in self.supertypes.get(t, (t,))]
+
+
+def _line_of(exc: Exception) -> int | None:
+    for attr in ("lineno", "line_number"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    match = re.search(r"line[: ]+(\d+)", str(exc))
+    return int(match.group(1)) if match else None
+
+
+def _normalised_texts(domain_path: Path, problem_path: Path) -> tuple[str, str]:
+    try:
+        domain_text = domain_path.read_text()
+        problem_text = problem_path.read_text()
+    except OSError as exc:
+        raise PDDLError(f"cannot read file: {exc.strerror}", exc.filename) from exc
+    domain_text, changes = normalise_domain(domain_text, domain_path)
+    if changes:
+        warnings.warn(f"{domain_path}: {'; '.join(changes)}", PDDLNormalisationWarning, stacklevel=4)
+    problem_text, changes = normalise_problem(
+        problem_text, domain_constants(domain_text, domain_path), problem_path
+    )
+    if changes:
+        warnings.warn(f"{problem_path}: {'; '.join(changes)}", PDDLNormalisationWarning, stacklevel=4)
+    return domain_text, problem_text
+
+
+def read_up_problem(domain_path: str | Path, problem_path: str | Path):
+    """Parse with unified-planning (after normalisation) into a `unified_planning.model.Problem`."""
+    from unified_planning.environment import Environment
+    from unified_planning.io import PDDLReader
+
+    domain_path, problem_path = Path(domain_path), Path(problem_path)
+    domain_text, problem_text = _normalised_texts(domain_path, problem_path)
+    env = Environment()  # a private environment: no hidden global state shared between problems
+    env.credits_stream = None
+    reader = PDDLReader(environment=env)
+    try:
+        reader.parse_problem_string(domain_text)  # the domain alone first, to blame the right file
+    except Exception as exc:
+        raise PDDLError(f"cannot parse domain: {_first_line(exc)}", domain_path, _line_of(exc)) from exc
+    try:
+        return reader.parse_problem_string(domain_text, problem_text)
+    except Exception as exc:
+        raise PDDLError(f"cannot parse problem: {_first_line(exc)}", problem_path, _line_of(exc)) from exc
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def read_task(domain_path: str | Path, problem_path: str | Path) -> LiftedTask:
+    """Parse a STRIPS domain and problem into a `LiftedTask`."""
+    problem = read_up_problem(domain_path, problem_path)
+    return lift(problem, Path(problem_path), domain_name(Path(domain_path)))
+
+
+def domain_name(domain_path: Path) -> str:
+    define = _read_sexpr(domain_path.read_text(), domain_path)
+    head = next((e for e in define if isinstance(e, list) and e and str(e[0]).lower() == "domain"), None)
+    if head is None or len(head) < 2:
+        raise PDDLError("missing (domain NAME)", domain_path)
+    return str(head[1]).lower()
+
+
+def lift(problem, problem_path: Path | None = None, domain: str | None = None) -> LiftedTask:
+    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS."""
+
+    def fail(message: str):
+        raise PDDLError(f"not STRIPS: {message}", problem_path)
+
+    supertypes: dict[str, tuple[str, ...]] = {}
+    for t in problem.user_types:
+        chain = []
+        cur = t
+        while cur is not None:
+            chain.append(cur.name)
+            cur = cur.father
+        supertypes[t.name] = tuple(chain)
+    objects = tuple((o.name, o.type.name) for o in problem.all_objects)
+    for name, t in objects:
+        supertypes.setdefault(t, (t,))
+
+    predicates = []
+    for fluent in problem.fluents:
+        if not fluent.type.is_bool_type():
+            fail(f"fluent {fluent.name} is numeric")
+        predicates.append((fluent.name, tuple(p.name for p in fluent.signature)))
+
+    def literal(node, params: dict[str, int], where: str) -> Literal:
+        positive = True
+        if node.is_not():
+            positive = False
+            node = node.arg(0)
+        if not node.is_fluent_exp():
+            fail(f"{where}: unsupported expression {node}")
+        args: list[int | str] = []
+        for arg in node.args:
+            if arg.is_parameter_exp():
+                args.append(params[arg.parameter().name])
+            elif arg.is_object_exp():
+                args.append(arg.object().name)
+            else:
+                fail(f"{where}: unsupported argument {arg}")
+        return Literal(node.fluent().name, tuple(args), positive)
+
+    def conjuncts(node):
+        if node.is_and():
+            for arg in node.args:
+                yield from conjuncts(arg)
+        elif node.is_true():
+            return
+        else:
+            yield node
+
+    schemas = []
+    for action in problem.actions:
+        if not hasattr(action, "preconditions") or not hasattr(action, "effects"):
+            fail(f"action {action.name} is not instantaneous")
+        params = {p.name: i for i, p in enumerate(action.parameters)}
+        pre = tuple(
+            literal(c, params, f"precondition of {action.name}")
+            for node in action.preconditions
+            for c in conjuncts(node)
+        )
+        add, delete = [], []
+        for effect in action.effects:
+            if effect.is_conditional() or not effect.is_assignment():
+                fail(f"action {action.name} has a conditional or numeric effect")
+            lit = literal(effect.fluent, params, f"effect of {action.name}")
+            (add if effect.value.is_true() else delete).append(lit)
+        schemas.append(
+            Schema(
+                name=action.name,
+                parameters=tuple(p.name for p in action.parameters),
+                types=tuple(p.type.name for p in action.parameters),
+                preconditions=pre,
+                add=tuple(add),
+                delete=tuple(delete),
+            )
+        )
+
+    def ground_atom(node) -> tuple[str, tuple[str, ...]]:
+        return node.fluent().name, tuple(a.object().name for a in node.args)
+
+    init = frozenset(
+        ground_atom(fluent) for fluent, value in problem.explicit_initial_values.items() if value.is_true()
+    )
+    goal = []
+    for node in problem.goals:
+        for c in conjuncts(node):
+            positive = not c.is_not()
+            atom = c.arg(0) if c.is_not() else c
+            if not atom.is_fluent_exp():
+                fail(f"goal: unsupported expression {c}")
+            goal.append((*ground_atom(atom), positive))
+    return LiftedTask(
+        domain_name=domain or "unknown",
+        problem_name=problem.name,
+        predicates=tuple(predicates),
+        schemas=tuple(schemas),
+        objects=objects,
+        supertypes=supertypes,
+        init=init,
+        goal=tuple(goal),
+    )

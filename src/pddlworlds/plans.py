@@ -1,0 +1,39 @@
+"""The stored expert plans and optimal lengths under `planners/` (data made by the planner scripts)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .catalogue import data_dir
+
+__all__ = ["index_file", "read_index", "optimal_lengths", "plan_file"]
+
+
+def index_file() -> Path:
+    return data_dir("planners") / "index.csv"
+
+
+def read_index(path: str | Path | None = None) -> list[dict[str, str]]:
+    """Rows of the plan index; empty when no plans are stored yet."""
+    try:
+        path = Path(path) if path is not None else index_file()
+    except FileNotFoundError:
+        return []
+    if not path.is_file():
+        return []
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def optimal_lengths(domain: str, split: str) -> dict[str, int]:
+    """Problem -> stored plan length (optimal where the index says so) for one domain and split."""
+    return {
+        row["problem"]: int(row["length"])
+        for row in read_index()
+        if row.get("domain") == domain and row.get("split") == split and row.get("length", "").isdigit()
+    }
+
+
+def plan_file(domain: str, problem: str, split: str = "agentboard") -> Path:
+    return data_dir("planners") / domain / split / f"{problem}.plan"

@@ -1,0 +1,266 @@
+"""A scripted stand-in for an OpenAI-compatible chat server, for offline tests.
+
+It lets tests play whole agent episodes through the real ``openai`` client
+(HTTP, JSON, retries) without a network or a model::
+
+    from pddlworlds.testing.fake_openai import FakeOpenAIServer
+
+    def responder(messages):            # list of {"role": ..., "content": ...}
+        return "(pick-up a)" if "holding nothing" in messages[-1]["content"] else "(stack a b)"
+
+    with FakeOpenAIServer(responder) as srv:      # or FakeOpenAIServer(["reply 1", "reply 2"])
+        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url)
+        ...
+        assert srv.chat_requests[0]["messages"][0]["role"] == "system"
+
+Behaviour of ``POST /v1/chat/completions``:
+
+* ``failures`` (e.g. ``[429, 500]``) are answered first, one per request, before
+  any scripted reply is used. An ``int`` is returned as that HTTP status with an
+  OpenAI-style error body; a string picks a broken 200 reply: ``"empty"``
+  (content ""), ``"null"`` (content null), ``"no_choices"`` (choices []),
+  ``"malformed"`` (body is not JSON) or ``"timeout"`` (sleeps ``hang_s`` and
+  drops the connection without answering).
+* Otherwise the reply is ``responder(messages)``, the next string of the
+  script (a list), or the same text every time (a plain ``str``). The reply is cut at the first ``stop`` sequence of the request, as a
+  real server would; ``max_tokens`` is ignored so scripted replies arrive intact.
+* ``usage`` counts whitespace-separated words: ``prompt_tokens`` over all message
+  contents, ``completion_tokens`` over the reply.
+
+``GET /v1/models`` lists ``model`` and is never affected by ``failures``.
+
+A responder that raises, or a script that runs out, is answered with HTTP 400
+(not retried by clients) and recorded in ``errors``; leaving the ``with`` block
+normally re-raises the first such error so a broken script fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+Responder = Callable[[list[dict[str, Any]]], str]
+"""Maps the request's ``messages`` (dicts with "role" and "content") to the reply text."""
+
+BROKEN_REPLIES = ("empty", "null", "no_choices", "malformed", "timeout")
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One HTTP request as the server saw it; ``body`` is the parsed JSON or None."""
+
+    method: str
+    path: str
+    body: dict[str, Any] | None
+    headers: dict[str, str]
+
+
+class FakeOpenAIServer:
+    """Threaded HTTP server on 127.0.0.1 (free port) answering like an OpenAI chat endpoint."""
+
+    def __init__(
+        self,
+        responder: Responder | Iterable[str] | str,
+        *,
+        failures: Sequence[int | str] = (),
+        model: str = "fake-model",
+        hang_s: float = 2.0,
+    ) -> None:
+        for failure in failures:
+            if not isinstance(failure, int) and failure not in BROKEN_REPLIES:
+                raise ValueError(f"unknown failure {failure!r}; use an HTTP status or one of {BROKEN_REPLIES}")
+        if isinstance(responder, str):  # a constant reply, not a script of single characters
+            constant = responder
+            responder = lambda _messages: constant  # noqa: E731
+        if callable(responder):
+            self._responder: Responder | None = responder
+            self._script: list[str] = []
+        else:
+            self._responder = None
+            self._script = list(responder)
+        self._failures = list(failures)
+        self.model = model
+        self.hang_s = hang_s
+        self.requests: list[RecordedRequest] = []
+        self.errors: list[Exception] = []
+        self._lock = threading.Lock()
+        self._replies_used = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+    def start(self) -> FakeOpenAIServer:
+        """Bind a free port and serve in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        handler = type("Handler", (_Handler,), {"fake": self})
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd.daemon_threads = True  # a hanging "timeout" reply must not block stop()
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        if self._httpd is None:
+            return
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+        if exc_type is None and self.errors:
+            raise self.errors[0]
+
+    # -- introspection -------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What to pass as ``base_url`` to an OpenAI client, e.g. ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """JSON bodies of all chat-completion requests received, in order (failed ones included)."""
+        with self._lock:
+            return [r.body or {} for r in self.requests if r.path.endswith("/chat/completions")]
+
+    # -- request handling (called from handler threads) ----------------------------
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next_failure(self) -> int | str | None:
+        with self._lock:
+            return self._failures.pop(0) if self._failures else None
+
+    def _reply_for(self, messages: list[dict[str, Any]]) -> str:
+        if self._responder is not None:
+            return str(self._responder(messages))
+        with self._lock:
+            if self._replies_used >= len(self._script):
+                raise RuntimeError(f"FakeOpenAIServer: scripted replies exhausted after {len(self._script)}")
+            reply = self._script[self._replies_used]
+            self._replies_used += 1
+            return reply
+
+    def _record_error(self, error: Exception) -> None:
+        with self._lock:
+            self.errors.append(error)
+
+
+def _words(text: object) -> int:
+    return len(text.split()) if isinstance(text, str) else 0
+
+
+def _cut_at_stop(text: str, stop: object) -> str:
+    stops = [stop] if isinstance(stop, str) else list(stop or [])
+    cut = min((i for s in stops if s and (i := text.find(s)) >= 0), default=len(text))
+    return text[:cut]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAIServer  # set on the per-server subclass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+    def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+    def _send_raw(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _read_json(self) -> dict[str, Any] | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        return body if isinstance(body, dict) else None
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        self.fake._record(RecordedRequest("GET", self.path, None, dict(self.headers)))
+        if self.path.rstrip("/") == "/v1/models":
+            model = {"id": self.fake.model, "object": "model", "created": 0, "owned_by": "fake"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        body = self._read_json()
+        self.fake._record(RecordedRequest("POST", self.path, body, dict(self.headers)))
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        if body is None or not isinstance(body.get("messages"), list):
+            self._send_json(400, {"error": {"message": "body must be JSON with a messages list"}})
+            return
+        failure = self.fake._next_failure()
+        if isinstance(failure, int):
+            headers = {"Retry-After": "0"} if failure == 429 else None
+            error = {"message": f"injected HTTP {failure}", "type": "fake_failure", "code": failure}
+            self._send_json(failure, {"error": error}, headers)
+            return
+        if failure == "timeout":
+            time.sleep(self.fake.hang_s)
+            self.close_connection = True
+            return
+        if failure == "malformed":
+            self._send_raw(200, b"<html>this is not JSON</html>", "application/json")
+            return
+        messages: list[dict[str, Any]] = body["messages"]
+        if failure is None:
+            try:
+                reply: str | None = _cut_at_stop(self.fake._reply_for(messages), body.get("stop"))
+            except Exception as exc:  # surfaced to the test via FakeOpenAIServer.errors / __exit__
+                self.fake._record_error(exc)
+                self._send_json(400, {"error": {"message": f"fake server: {exc!r}", "type": "responder_error"}})
+                return
+        else:
+            reply = "" if failure == "empty" else None
+        choices = [] if failure == "no_choices" else [
+            {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+        ]
+        prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(reply)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        self._send_json(200, {
+            "id": f"chatcmpl-fake-{len(self.fake.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.fake.model),
+            "choices": choices,
+            "usage": usage,
+        })

@@ -1,0 +1,312 @@
+"""Natural language in and out: sentence templates, the action parser, and the character set.
+
+Each domain folder may hold a `text.toml` with one sentence pair per predicate (how it reads when true, and
+when false) and one or more phrasings per action; the first phrasing is how the environment writes the
+action, the others are also accepted. Placeholders are the PDDL parameter names: `stack {ob} on {underob}`.
+Whatever a domain leaves out falls back to the bare PDDL form, so any STRIPS domain works without text.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .grounding import Atom, GroundTask
+from .pddl import LiftedTask, PDDLError, Schema
+
+__all__ = [
+    "CHARSET",
+    "OBSERVATION_MODES",
+    "META_ACTIONS",
+    "TextTemplates",
+    "ParsedAction",
+    "ParseError",
+    "ActionParser",
+    "load_templates",
+]
+
+#: Every character the environments read or write. Object names, templates and messages must stay inside it.
+CHARSET = string.ascii_letters + string.digits + " \n.,:;!?'\"()[]{}<>-_/+=*#&%$@|~^`"
+
+OBSERVATION_MODES = ("full", "changes")
+META_ACTIONS = ("check valid actions", "look around")
+
+#: Words that carry no meaning of their own in an action phrase; they weigh little when matching.
+FILLER_WORDS = frozenset(
+    "a an the to from on in into of at with and by for using use i will now then please action it its is while".split()
+)
+_SLOT = re.compile(r"\{([^{}]+)\}")
+_TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words of an action text; punctuation and brackets are separators."""
+    return [t.strip("-") for t in _TOKEN.findall(text.lower()) if t.strip("-")]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One phrasing of an action: literal words and the parameter index of each slot, in text order."""
+
+    template: str
+    words: tuple[str, ...]
+    slots: tuple[int, ...]
+
+
+@dataclass
+class TextTemplates:
+    """The text of one domain: sentences for predicates, phrases for actions."""
+
+    predicates: dict[str, tuple[str, str]]
+    actions: dict[str, tuple[Phrase, ...]]
+    after_action: str = "full"
+    source: str = "<generic>"
+    _param_names: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def sentence(self, atom: Atom, true: bool = True) -> str:
+        name, args = atom
+        template = self.predicates[name][0 if true else 1]
+        return template.format(**dict(zip(self._param_names[name], args)))
+
+    def action_text(self, schema: str, args: tuple[str, ...]) -> str:
+        phrase = self.actions[schema][0]
+        out = phrase.template
+        names = self._param_names["action:" + schema]
+        return out.format(**dict(zip(names, args)))
+
+    def signature(self, schema: str) -> str:
+        """The canonical phrase with its placeholders, e.g. `stack <ob> on <underob>`."""
+        return re.sub(r"\{([^{}]+)\}", r"<\1>", self.actions[schema][0].template)
+
+
+def _phrase(template: str, params: tuple[str, ...], where: str) -> Phrase:
+    names = _SLOT.findall(template)
+    if sorted(names) != sorted(params):
+        raise PDDLError(f"{where}: template {template!r} must use each of {{{'}, {'.join(params)}}} once")
+    if "," in template:
+        raise PDDLError(f"{where}: action templates may not contain ',' (it separates listed actions)")
+    words = tuple(w for w in tokens(_SLOT.sub(" ", template)))
+    return Phrase(template, words, tuple(params.index(n) for n in names))
+
+
+def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemplates:
+    """Templates for `task` from `path` (TOML), with the bare PDDL form for anything not given."""
+    data: dict = {}
+    source = "<generic>"
+    if path is not None and Path(path).exists():
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise PDDLError(f"invalid TOML: {exc}", path) from exc
+    pred_text = data.get("predicates", {})
+    action_text = data.get("actions", {})
+    after = data.get("after_action", "full")
+    if after not in OBSERVATION_MODES:
+        raise PDDLError(f"after_action must be one of {OBSERVATION_MODES}, not {after!r}", path)
+    known_preds = {name for name, _ in task.predicates}
+    known_actions = {s.name for s in task.schemas}
+    for name in pred_text:
+        if name not in known_preds:
+            raise PDDLError(f"[predicates] names unknown predicate {name!r}", path)
+    for name in action_text:
+        if name not in known_actions:
+            raise PDDLError(f"[actions] names unknown action {name!r}", path)
+
+    param_names: dict[str, tuple[str, ...]] = {}
+    predicates: dict[str, tuple[str, str]] = {}
+    for name, params in task.predicates:
+        param_names[name] = params
+        if name in pred_text:
+            pair = pred_text[name]
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
+                raise PDDLError(f"[predicates] {name}: expected [true sentence, false sentence]", path)
+            for sentence in pair:
+                if sorted(_SLOT.findall(sentence)) != sorted(params):
+                    raise PDDLError(f"[predicates] {name}: {sentence!r} must use each of {params} once", path)
+            predicates[name] = (pair[0], pair[1])
+        else:
+            bare = " ".join([name, *("{" + p + "}" for p in params)])
+            predicates[name] = (bare + " holds", bare + " does not hold")
+
+    actions: dict[str, tuple[Phrase, ...]] = {}
+    for schema in task.schemas:
+        param_names["action:" + schema.name] = schema.parameters
+        given = action_text.get(schema.name, [])
+        given = [given] if isinstance(given, str) else list(given)
+        bare = " ".join([schema.name, *("{" + p + "}" for p in schema.parameters)])
+        where = f"{path}: [actions] {schema.name}"
+        actions[schema.name] = tuple(_phrase(t, schema.parameters, where) for t in (given or [bare]))
+    templates = TextTemplates(predicates, actions, after, source, param_names)
+    _check_charset(templates, task, path)
+    return templates
+
+
+def _check_charset(templates: TextTemplates, task: LiftedTask, path) -> None:
+    allowed = set(CHARSET)
+    texts = [("object name", name) for name, _ in task.objects]
+    texts += [("sentence", s) for pair in templates.predicates.values() for s in pair]
+    texts += [("action phrase", p.template) for phrases in templates.actions.values() for p in phrases]
+    for what, text in texts:
+        bad = set(text) - allowed
+        if bad:
+            raise PDDLError(f"{what} {text!r} uses characters outside the charset: {sorted(bad)}", path)
+
+
+# --------------------------------------------------------------------------------------------------
+# Parsing free text into an action.
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """A parsed command: a meta-action (`meta` set) or a schema with its arguments."""
+
+    schema: str | None = None
+    args: tuple[str, ...] = ()
+    meta: str | None = None
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Why a text is not an action, in words the agent can act on."""
+
+    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous"
+    message: str
+
+
+class ActionParser:
+    """Turn free text into a (schema, args) pair, tolerating case, punctuation and filler words.
+
+    A schema is recognised by the words of its phrasings (or its PDDL name), weighed so that filler words
+    count little; objects are the words that name objects, taken in text order and mapped onto the
+    phrase's slots. The bare PDDL form `stack b1 b2` or `(stack b1 b2)` always works.
+    """
+
+    def __init__(self, task: LiftedTask, templates: TextTemplates):
+        self.task = task
+        self.templates = templates
+        self.objects = {name: t for name, t in task.objects}
+        self.schemas = {s.name: s for s in task.schemas}
+        self._keywords: dict[str, list[tuple[Phrase, frozenset[str]]]] = {}
+        for schema in task.schemas:
+            name_words = frozenset(w for w in schema.name.lower().split("-") if w)
+            self._keywords[schema.name] = [
+                (p, frozenset(p.words) | name_words) for p in templates.actions[schema.name]
+            ]
+
+    @staticmethod
+    def _weight(word: str) -> float:
+        return 0.1 if word in FILLER_WORDS else 1.0
+
+    def parse(self, text: str) -> ParsedAction | ParseError:
+        words = tokens(text)
+        if not words:
+            return ParseError("empty", "The action is empty. " + self.verbs_hint())
+        joined = " ".join(words)
+        shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
+        for meta in META_ACTIONS:
+            if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
+                return ParsedAction(meta=meta)
+        # Bare PDDL: the first word is an action name.
+        by_name = {s.lower(): s for s in self.schemas}
+        if words[0] in by_name:
+            schema = self.schemas[by_name[words[0]]]
+            rest = [w for w in words[1:] if w not in FILLER_WORDS or w in self.objects]
+            return self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
+        object_words = [w for w in words if w in self.objects]
+        other = set(w for w in words if w not in self.objects)
+        best: list[tuple[float, int, str, Phrase]] = []
+        for name, phrasings in self._keywords.items():
+            for phrase, keywords in phrasings:
+                matched = sum(self._weight(w) for w in keywords if w in other)
+                if matched < 1.0:
+                    continue
+                unmatched = sum(1 for w in keywords if w not in other and w not in FILLER_WORDS)
+                best.append((matched, -unmatched, name, phrase))
+        if not best:
+            return ParseError("unknown_verb", f"Unknown action {shown}. " + self.verbs_hint())
+        best.sort(key=lambda b: (b[0], b[1]), reverse=True)
+        top = [b for b in best if (b[0], b[1]) == (best[0][0], best[0][1])]
+        if len({b[2] for b in top}) > 1:
+            fitting = [b for b in top if len(self.schemas[b[2]].parameters) == len(object_words)]
+            if len({b[2] for b in fitting}) == 1:
+                top = fitting
+            else:
+                names = sorted({b[2] for b in top})
+                options = " or ".join(self.templates.signature(n) for n in names)
+                return ParseError("ambiguous", f"The action {shown} is ambiguous: did you mean {options}?")
+        _, _, name, phrase = top[0]
+        schema = self.schemas[name]
+        keywords = dict(self._keywords[name])[phrase]
+        leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
+        return self._with_args(schema, phrase.slots, object_words, leftovers, shown)
+
+    def _with_args(self, schema: Schema, slots, object_words, leftovers, shown: str) -> ParsedAction | ParseError:
+        arity = len(schema.parameters)
+        names = [w for w in object_words if w in self.objects]
+        unknown = [w for w in leftovers if w not in self.objects and w not in FILLER_WORDS]
+        if len(names) < arity and unknown:
+            return ParseError(
+                "unknown_object",
+                f"Unknown object {unknown[0]!r} in {shown}. Objects are: "
+                + ", ".join(sorted(self.objects, key=_natural)) + ".",
+            )
+        if len(names) != arity:
+            return ParseError(
+                "wrong_arity",
+                f"The action '{schema.name}' takes {arity} object{'s' if arity != 1 else ''} "
+                f"({self.templates.signature(schema.name)}), but {len(names)} "
+                f"{'were' if len(names) != 1 else 'was'} given in {shown}.",
+            )
+        args = [""] * arity
+        for obj, slot in zip(names, slots):
+            args[slot] = obj
+        return ParsedAction(schema=schema.name, args=tuple(args))
+
+    def verbs_hint(self) -> str:
+        verbs = [self.templates.signature(s.name) for s in self.task.schemas]
+        return "Actions are: " + ", ".join(verbs) + ", " + ", ".join(META_ACTIONS) + "."
+
+
+def _natural(name: str):
+    from .grounding import natural_key
+
+    return natural_key(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# Explaining why an action cannot be taken.
+
+
+def explain_inapplicable(
+    task: GroundTask, templates: TextTemplates, schema_name: str, args: tuple[str, ...], state: int
+) -> str:
+    """'Cannot stack b1 on b2: b2 is not clear.' Type mismatches are reported before preconditions."""
+    schema = next(s for s in task.lifted.schemas if s.name == schema_name)
+    action = templates.action_text(schema_name, args)
+    types = dict(task.lifted.objects)
+    problems: list[str] = []
+    for obj, type_name in zip(args, schema.types):
+        if type_name not in task.lifted.supertypes.get(types[obj], (types[obj],)):
+            problems.append(f"{obj} is {_article(types[obj])} {types[obj]}, not {_article(type_name)} {type_name}")
+    if not problems:
+        for lit in schema.preconditions:
+            atom = (lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args))
+            if task.holds(state, atom) != lit.positive:
+                problems.append(templates.sentence(atom, true=not lit.positive))
+    if not problems:  # cannot happen for a well-formed task; say something true rather than nothing
+        problems.append("its preconditions do not hold")
+    return f"Cannot {action}: {join_and(problems)}."
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def join_and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,147 @@
+"""One problem in words: the pure text-level transition the environment wraps.
+
+`World.step(state, text)` parses the text, checks it, applies it and says what happened, without any
+state of its own; the environment only keeps the current state, the step count and the best progress.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalogue import load_task
+from .grounding import GroundTask, ground
+from .pddl import LiftedTask
+from .text import ActionParser, ParseError, TextTemplates, explain_inapplicable, load_templates
+
+__all__ = ["World", "Outcome"]
+
+GOAL_REACHED = "The goal is reached."
+
+
+@dataclass(frozen=True)
+class Outcome:
+    state: int
+    observation: str
+    kind: str  # "action" | "check valid actions" | "look around" | "invalid"
+    action: str | None  # canonical text of the action taken, if any
+    valid: bool
+    error: str | None = None  # parse error kind, "type" or "precondition" when invalid
+    valid_actions: tuple[str, ...] | None = None
+
+
+class World:
+    """A grounded problem with its text: observations, goal, valid actions and the text transition."""
+
+    def __init__(self, task: LiftedTask, templates: TextTemplates, name: str | None = None):
+        self.lifted = task
+        self.task: GroundTask = ground(task)
+        self.templates = templates
+        self.parser = ActionParser(task, templates)
+        self.name = name or task.problem_name
+        self._action_texts = tuple(templates.action_text(a.schema, a.args) for a in self.task.actions)
+
+    @classmethod
+    def load(cls, domain_file: str | Path, problem_file: str | Path, text_file: str | Path | None = None) -> World:
+        task = load_task(domain_file, problem_file)
+        if text_file is None:
+            candidate = Path(domain_file).with_name("text.toml")
+            text_file = candidate if candidate.is_file() else None
+        return cls(task, load_templates(task, text_file), Path(problem_file).stem)
+
+    # ---- text of states ----------------------------------------------------------------------
+
+    @property
+    def initial_state(self) -> int:
+        return self.task.init
+
+    def describe(self, state: int) -> str:
+        """The full state, one sentence per true atom, in atom order."""
+        sentences = [self.templates.sentence(atom) for atom in self.task.true_atoms(state)]
+        return " ".join(s + "." for s in sentences) if sentences else "Nothing is true."
+
+    def describe_changes(self, before: int, after: int) -> str:
+        added = after & ~before
+        removed = before & ~after
+        parts = [self.templates.sentence(self.task.atoms[i]) for i in _bits(added)]
+        parts += [self.templates.sentence(self.task.atoms[i], true=False) for i in _bits(removed)]
+        return " ".join(_sentence(p) for p in parts) if parts else "Nothing changed."
+
+    def goal_text(self) -> str:
+        conditions = [
+            self.templates.sentence((name, args), true=positive) for name, args, positive in self.lifted.goal
+        ]
+        return "The goal is to satisfy the following conditions: " + ", ".join(conditions) + "."
+
+    def action_text(self, index: int) -> str:
+        return self._action_texts[index]
+
+    def valid_actions(self, state: int) -> list[str]:
+        """Executable actions in the task's fixed action order, each in the form the parser accepts."""
+        return [self._action_texts[i] for i in self.task.applicable(state)]
+
+    def observe(self, state: int, mode: str, before: int | None = None) -> str:
+        text = self.describe(state) if mode == "full" or before is None else self.describe_changes(before, state)
+        return text + (" " + GOAL_REACHED if self.task.is_goal(state) else "")
+
+    def _types_ok(self, schema: str, args: tuple[str, ...]) -> bool:
+        types = dict(self.lifted.objects)
+        wanted = next(s.types for s in self.lifted.schemas if s.name == schema)
+        return all(w in self.lifted.supertypes.get(types[a], (types[a],)) for a, w in zip(args, wanted))
+
+    # ---- the transition ----------------------------------------------------------------------
+
+    def step(self, state: int, text: str, mode: str) -> Outcome:
+        """Parse and apply `text`; an invalid text leaves `state` unchanged and explains why."""
+        parsed = self.parser.parse(text if isinstance(text, str) else str(text))
+        if isinstance(parsed, ParseError):
+            return Outcome(state, parsed.message, "invalid", None, False, parsed.kind)
+        if parsed.meta == "check valid actions":
+            actions = tuple(self.valid_actions(state))
+            message = "Valid actions are: " + ", ".join(actions) + "." if actions else "No action is executable."
+            return Outcome(state, message, parsed.meta, None, True, valid_actions=actions)
+        if parsed.meta == "look around":
+            return Outcome(state, self.observe(state, "full"), parsed.meta, None, True)
+        index = self.task.action_index.get((parsed.schema, parsed.args))
+        canonical = self.templates.action_text(parsed.schema, parsed.args)
+        if index is None or not self.task.is_applicable(state, index):
+            message = explain_inapplicable(self.task, self.templates, parsed.schema, parsed.args, state)
+            kind = "type" if index is None and not self._types_ok(parsed.schema, parsed.args) else "precondition"
+            return Outcome(state, message, "invalid", canonical, False, kind)
+        after = self.task.apply(state, index)
+        return Outcome(after, self.observe(after, mode, before=state), "action", canonical, True)
+
+
+def text_bound(task: LiftedTask, templates: TextTemplates) -> int:
+    """An upper bound on the length of any text a problem can produce, computed without grounding.
+
+    Counts every type-compatible atom and action, so it is loose but cheap: it sizes the observation
+    space from the largest problem of a split without grounding them all.
+    """
+    longest_name = max((len(name) for name, _ in task.objects), default=0)
+    n_objects = len(task.objects)
+    total = 512
+    for name, params in task.predicates:
+        longest = max(len(s) for s in templates.predicates[name])
+        total += n_objects ** len(params) * (longest + len(params) * longest_name + 2)
+    for schema in task.schemas:
+        count = 1
+        for t in schema.types:
+            count *= max(1, len(task.objects_of(t)))
+        longest = max(len(p.template) for p in templates.actions[schema.name])
+        total += count * (longest + len(schema.parameters) * longest_name + 2)
+    total += 2 * n_objects * (longest_name + 2) + sum(len(p[0].template) + 2 for p in templates.actions.values())
+    return total
+
+
+def _bits(mask: int):
+    i = 0
+    while mask:
+        if mask & 1:
+            yield i
+        mask >>= 1
+        i += 1
+
+
+def _sentence(text: str) -> str:
+    return text + "."

