@@ -1,0 +1,83 @@
+"""What every agent is: something that maps an observation (and info) to an action text.
+
+`Agent.run` plays one episode and returns its `EpisodeRecord`; agents that call a model fill the
+per-step model fields by overriding `step_details`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+
+from ..records import EpisodeRecord, StepRecord
+
+__all__ = ["Agent"]
+
+
+class Agent:
+    """Base class: override `act`; `reset` is called at the start of each episode."""
+
+    name: str = "agent"
+    model: str | None = None
+
+    def flags(self) -> dict[str, Any]:
+        return {}
+
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+        """Called once per episode after `env.reset`; `env` lets scripted agents read the problem."""
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def step_details(self) -> dict[str, Any]:
+        """Model-side facts about the last `act` call (tokens, latency, raw output, memory view)."""
+        return {}
+
+    def memory(self) -> list[dict[str, Any]]:
+        return []
+
+    def run(
+        self, env: gym.Env, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> EpisodeRecord:
+        """Play one episode to termination or truncation."""
+        start = time.perf_counter()
+        observation, info = env.reset(seed=seed, options=options)
+        first_observation, first_info = observation, info
+        self.reset(observation, info, env)
+        trajectory: list[StepRecord] = []
+        terminated = truncated = False
+        while not (terminated or truncated):
+            action = self.act(observation, info)
+            details = self.step_details()
+            observation, _, terminated, truncated, info = env.step(action)
+            trajectory.append(
+                StepRecord(
+                    index=info["step"],
+                    action=action,
+                    observation=observation,
+                    valid=bool(info["action_valid"]),
+                    action_kind=info["action_kind"],
+                    progress=float(info["progress"]),
+                    **details,
+                )
+            )
+        return EpisodeRecord(
+            agent=self.name,
+            domain=first_info["domain"],
+            split=first_info["split"],
+            problem=first_info["problem"],
+            seed=seed,
+            success=bool(info["success"]),
+            progress=float(info["progress"]),
+            steps=int(info["step"]),
+            optimal_length=first_info.get("optimal_length"),
+            run_time_s=time.perf_counter() - start,
+            goal=first_info["goal"],
+            initial_observation=first_observation,
+            flags=self.flags(),
+            model=self.model,
+            trajectory=trajectory,
+            memory=self.memory(),
+        )

@@ -1,0 +1,80 @@
+"""Plain records that cross module boundaries: one agent step, one episode.
+
+They are what evaluation stores (one JSON line per episode) and what metrics are computed from, so every
+field is JSON-serialisable and nothing here depends on an agent's or backend's internals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["LLMCall", "StepRecord", "EpisodeRecord"]
+
+
+@dataclass
+class LLMCall:
+    """One model call made during a step (the action call, a summary call, ...)."""
+
+    purpose: str  # "action" | "summary" | "retrieve" ...
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    raw_output: str
+    error: str | None = None
+
+
+@dataclass
+class StepRecord:
+    """One environment step (one agent turn); retrievals and summaries that preceded it are in `calls`."""
+
+    index: int  # 1-based environment step
+    action: str  # the text sent to the environment
+    observation: str
+    valid: bool  # info["action_valid"]
+    action_kind: str  # info["action_kind"]
+    progress: float  # best progress after this step
+    prompt_tokens: int = 0  # of the call that produced the action (context size)
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    raw_output: str | None = None
+    subgoal_index: int | None = None
+    subgoal: str | None = None
+    memory_view: str | None = None  # the working memory as it was sent to the model
+    calls: list[LLMCall] = field(default_factory=list)
+
+    @property
+    def total_prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.calls) if self.calls else self.prompt_tokens
+
+
+@dataclass
+class EpisodeRecord:
+    agent: str
+    domain: str
+    split: str
+    problem: str
+    seed: int | None
+    success: bool
+    progress: float
+    steps: int
+    optimal_length: int | None
+    run_time_s: float
+    goal: str
+    initial_observation: str
+    flags: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    trajectory: list[StepRecord] = field(default_factory=list)
+    memory: list[dict[str, Any]] = field(default_factory=list)  # e.g. HiAgent's subgoals and summaries
+    error: str | None = None  # set when the episode was stopped by a failure outside the agent's control
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EpisodeRecord:
+        data = dict(data)
+        data["trajectory"] = [
+            StepRecord(**{**s, "calls": [LLMCall(**c) for c in s.get("calls", [])]}) for s in data.get("trajectory", [])
+        ]
+        return cls(**data)
