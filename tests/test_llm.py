@@ -51,7 +51,7 @@ def test_normal_reply_and_usage() -> None:
     assert body["messages"] == [{"role": "system", "content": SYSTEM.content}, {"role": "user", "content": USER.content}]
     assert body["max_tokens"] == 16 and body["temperature"] == 0.0 and body["top_p"] == 1.0
     assert "stop" not in body
-    assert srv.requests[0].headers["Authorization"] == "Bearer test-key"
+    assert srv.requests[0].headers["authorization"] == "Bearer test-key"
 
 
 def test_scripted_replies_in_order() -> None:

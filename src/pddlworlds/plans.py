@@ -35,5 +35,6 @@ def optimal_lengths(domain: str, split: str) -> dict[str, int]:
     }
 
 
-def plan_file(domain: str, problem: str, split: str = "agentboard") -> Path:
-    return data_dir("planners") / domain / split / f"{problem}.plan"
+def plan_file(domain: str, problem: str) -> Path:
+    """Problem names are unique within a domain across splits, so one folder per domain holds them all."""
+    return data_dir("planners") / domain / f"{problem}.plan"

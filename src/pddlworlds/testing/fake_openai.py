@@ -53,7 +53,7 @@ BROKEN_REPLIES = ("empty", "null", "no_choices", "malformed", "timeout")
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One HTTP request as the server saw it; ``body`` is the parsed JSON or None."""
+    """One HTTP request as the server saw it; ``body`` is the parsed JSON or None, header names lower-cased."""
 
     method: str
     path: str
@@ -103,7 +103,9 @@ class FakeOpenAIServer:
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         httpd.daemon_threads = True  # a hanging "timeout" reply must not block stop()
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )  # short poll interval: stop() waits for at most one poll
         self._thread.start()
         return self
 
@@ -201,6 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _headers(self) -> dict[str, str]:
+        return {key.lower(): value for key, value in self.headers.items()}
+
     def _read_json(self) -> dict[str, Any] | None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -211,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
         return body if isinstance(body, dict) else None
 
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
-        self.fake._record(RecordedRequest("GET", self.path, None, dict(self.headers)))
+        self.fake._record(RecordedRequest("GET", self.path, None, self._headers()))
         if self.path.rstrip("/") == "/v1/models":
             model = {"id": self.fake.model, "object": "model", "created": 0, "owned_by": "fake"}
             self._send_json(200, {"object": "list", "data": [model]})
@@ -220,7 +225,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         body = self._read_json()
-        self.fake._record(RecordedRequest("POST", self.path, body, dict(self.headers)))
+        self.fake._record(RecordedRequest("POST", self.path, body, self._headers()))
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
