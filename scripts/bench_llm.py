@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Benchmark the LLM backend: load time, prompt and generation speed, and an agent-like episode.
+
+The episode section mimics what an agent does: a system prompt and a task, then
+``--calls`` turns that each append the model's reply and a ~``--obs-tokens``
+observation and ask for at most ``--reply-tokens``. It runs with KV-prefix reuse
+(the default) and, for comparison, with the cache dropped before every call.
+
+Sections are plain functions ``(llm, args) -> dict[str, float]`` registered in
+``SECTIONS``; add agent-level benchmarks (STANDARD, HiAgent) there.
+
+    python scripts/bench_llm.py                       # all sections, embedded Gemma 3 270M
+    python scripts/bench_llm.py --sections backend --repeat 5 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+try:
+    from pddlworlds.llm import LLM, EmbeddedLLM, Message
+except ImportError:  # running from a checkout without installing the package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from pddlworlds.llm import LLM, EmbeddedLLM, Message
+
+Section = Callable[[LLM, argparse.Namespace], dict[str, float]]
+
+SYSTEM_PROMPT = (
+    "You are an agent acting in a blocks world. Each turn you receive an observation that lists "
+    "which blocks are on the table, which blocks are stacked on which, which blocks are clear and "
+    "what the arm is holding. Reply with exactly one action in PDDL syntax, such as (pick-up a), "
+    "(put-down a), (stack a b) or (unstack a b), and nothing else. Invalid actions are ignored and "
+    "waste a step. Plan ahead: the goal usually needs many steps, and blocks that are in the way "
+    "must be moved to the table first. Keep track of what you have already tried."
+)
+TASK = (
+    "Goal: build a single tower with block a on block b, b on c, c on d, d on e, e on f and f on "
+    "the table. Initial state: f is on a, a is on the table, b is on d, d is on the table, c is on "
+    "the table, e is on c. Clear blocks: f, b, e. The arm is empty."
+)
+
+
+def reset_cache(llm: LLM) -> bool:
+    """Drop the backend's prompt cache if it has one; False when it cannot be controlled."""
+    reset = getattr(llm, "reset", None)
+    if reset is None:
+        return False
+    reset()
+    return True
+
+
+def filler_text(llm: LLM, n_tokens: int, seed: int = 0) -> str:
+    """Blocks-world-like prose of about ``n_tokens`` tokens (varied so no n-gram repeats trivially)."""
+    sentences: list[str] = []
+    i = seed
+    while True:
+        sentences.append(f"At step {i} block b{i % 17} was moved from block b{(i * 7) % 13} onto block "
+                         f"b{(i * 5) % 11}, leaving b{(i * 3) % 19} clear.")
+        text = " ".join(sentences)
+        if llm.count_tokens(text) >= n_tokens:
+            return text
+        i += 1
+
+
+def observation(llm: LLM, step: int, n_tokens: int) -> str:
+    return f"Observation {step}: " + filler_text(llm, n_tokens - 4, seed=1000 + 37 * step)
+
+
+def bench_backend(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """Cold prompt throughput (~``--prompt-tokens``) and generation throughput (``--gen-tokens``).
+
+    Generation speed is the difference between an N-token and a 1-token answer to the same
+    cached prompt, so prompt evaluation cancels out. Best of ``--repeat`` runs is reported
+    (robust to other processes on the machine), with the median alongside.
+    """
+    prompt = [Message("user", filler_text(llm, args.prompt_tokens))]
+    prompt_rates: list[float] = []
+    prompt_tokens = 0
+    for _ in range(args.repeat):
+        if not reset_cache(llm):
+            break
+        out = llm.chat(prompt, max_tokens=1)
+        prompt_tokens = out.prompt_tokens
+        prompt_rates.append(out.prompt_tokens / out.latency_s)
+    story = [Message("user", "Write a long story about a robot that stacks blocks, in many paragraphs.")]
+    llm.chat(story, max_tokens=1)  # cache the prompt
+    gen_rates: list[float] = []
+    generated = 0
+    for _ in range(args.repeat):
+        one = llm.chat(story, max_tokens=1)
+        many = llm.chat(story, max_tokens=args.gen_tokens)
+        generated = many.completion_tokens
+        if generated > 1 and many.latency_s > one.latency_s:
+            gen_rates.append((generated - 1) / (many.latency_s - one.latency_s))
+    result: dict[str, float] = {"gen_tokens": generated}
+    if prompt_rates:
+        result |= {"prompt_tokens": prompt_tokens, "prompt_tok_s_best": max(prompt_rates),
+                   "prompt_tok_s_median": statistics.median(prompt_rates)}
+    if gen_rates:
+        result |= {"gen_tok_s_best": max(gen_rates), "gen_tok_s_median": statistics.median(gen_rates)}
+    return result
+
+
+def run_episode(llm: LLM, args: argparse.Namespace, *, reuse: bool) -> list[float]:
+    """Latency of each call of one agent-like episode."""
+    messages = [Message("system", SYSTEM_PROMPT), Message("user", TASK + "\n" + observation(llm, 0, args.obs_tokens))]
+    reset_cache(llm)
+    latencies: list[float] = []
+    for step in range(1, args.calls + 1):
+        if not reuse:
+            reset_cache(llm)
+        out = llm.chat(messages, max_tokens=args.reply_tokens)
+        latencies.append(out.latency_s)
+        messages += [Message("assistant", out.text or "(noop)"), Message("user", observation(llm, step, args.obs_tokens))]
+    return latencies
+
+
+def _episode_stats(latencies: list[float], prefix: str) -> dict[str, float]:
+    return {
+        f"{prefix}_s_per_call": statistics.fmean(latencies),
+        f"{prefix}_first_call_s": latencies[0],
+        f"{prefix}_last_call_s": latencies[-1],
+        f"{prefix}_total_s": sum(latencies),
+    }
+
+
+def bench_episode(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """Growing-prompt episode with KV-prefix reuse."""
+    return _episode_stats(run_episode(llm, args, reuse=True), "episode_reuse")
+
+
+def bench_episode_no_reuse(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """The same episode with the cache dropped before every call (what a stateless server costs)."""
+    if getattr(llm, "reset", None) is None:
+        return {}
+    return _episode_stats(run_episode(llm, args, reuse=False), "episode_noreuse")
+
+
+SECTIONS: dict[str, Section] = {
+    "backend": bench_backend,
+    "episode": bench_episode,
+    "episode-noreuse": bench_episode_no_reuse,
+}
+
+
+def build_info() -> dict[str, Any]:
+    """Which llama.cpp build ran (its CPU feature line shows AVX2/FMA etc.)."""
+    info: dict[str, Any] = {"python": platform.python_version(), "machine": platform.machine()}
+    try:
+        import llama_cpp
+
+        info["llama_cpp"] = llama_cpp.__version__
+        info["llama_cpp_file"] = llama_cpp.__file__
+        info["system_info"] = llama_cpp.llama_print_system_info().decode().strip()
+    except ImportError:
+        pass
+    return info
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="GGUF path (default: the packaged Gemma 3 270M)")
+    parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=None, help="default: all CPUs available to the process")
+    parser.add_argument("--no-swa-full", action="store_true", help="llama.cpp default SWA cache (breaks prefix reuse on long prompts)")
+    parser.add_argument("--prompt-tokens", type=int, default=1000)
+    parser.add_argument("--gen-tokens", type=int, default=64)
+    parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--obs-tokens", type=int, default=60)
+    parser.add_argument("--reply-tokens", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions of the backend section (best is reported)")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    sections = [s for s in args.sections.split(",") if s]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}")
+
+    start = time.perf_counter()
+    llm = EmbeddedLLM(args.model, n_ctx=args.n_ctx, n_threads=args.threads, swa_full=not args.no_swa_full)
+    results: dict[str, Any] = {"model_id": llm.model_id, "n_threads": llm.n_threads,
+                               "load_s": time.perf_counter() - start, **build_info()}
+    for name in sections:
+        section_start = time.perf_counter()
+        results |= SECTIONS[name](llm, args)
+        print(f"[{name}] done in {time.perf_counter() - section_start:.1f} s", file=sys.stderr, flush=True)
+    for key, value in results.items():
+        print(f"{key:28s} {value:.3f}" if isinstance(value, float) else f"{key:28s} {value}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    main()
