@@ -210,39 +210,72 @@ class ActionParser:
         for meta in META_ACTIONS:
             if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
                 return ParsedAction(meta=meta)
-        # Bare PDDL: the first word is an action name.
+        # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
+        # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
+        # the bare reading gets the types wrong.
         by_name = {s.lower(): s for s in self.schemas}
         if words[0] in by_name:
             schema = self.schemas[by_name[words[0]]]
             rest = [w for w in words[1:] if w not in FILLER_WORDS or w in self.objects]
-            return self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
-        object_words = [w for w in words if w in self.objects]
-        other = set(w for w in words if w not in self.objects)
+            bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
+            if not isinstance(bare, ParsedAction) or self._types_fit(bare.schema, bare.args):
+                return bare
+        present = set(words)
         best: list[tuple[float, int, str, Phrase]] = []
         for name, phrasings in self._keywords.items():
             for phrase, keywords in phrasings:
-                matched = sum(self._weight(w) for w in keywords if w in other)
+                # An object may share its name with a phrase word ("jack up the-hub1"): it counts as both.
+                matched = sum(self._weight(w) for w in keywords if w in present)
                 if matched < 1.0:
                     continue
-                unmatched = sum(1 for w in keywords if w not in other and w not in FILLER_WORDS)
+                unmatched = sum(1 for w in keywords if w not in present and w not in FILLER_WORDS)
                 best.append((matched, -unmatched, name, phrase))
         if not best:
             return ParseError("unknown_verb", f"Unknown action {shown}. " + self.verbs_hint())
         best.sort(key=lambda b: (b[0], b[1]), reverse=True)
         top = [b for b in best if (b[0], b[1]) == (best[0][0], best[0][1])]
+        if len(top) > 1:
+            # Equal words: prefer phrasings whose objects fit in number, then in type.
+            fit = {id(b): self._fit(words, b[3], b[2]) for b in top}
+            best_fit = max(fit.values())
+            top = [b for b in top if fit[id(b)] == best_fit]
         if len({b[2] for b in top}) > 1:
-            fitting = [b for b in top if len(self.schemas[b[2]].parameters) == len(object_words)]
-            if len({b[2] for b in fitting}) == 1:
-                top = fitting
-            else:
-                names = sorted({b[2] for b in top})
-                options = " or ".join(self.templates.signature(n) for n in names)
-                return ParseError("ambiguous", f"The action {shown} is ambiguous: did you mean {options}?")
+            names = sorted({b[2] for b in top})
+            options = " or ".join(self.templates.signature(n) for n in names)
+            return ParseError("ambiguous", f"The action {shown} is ambiguous: did you mean {options}?")
         _, _, name, phrase = top[0]
         schema = self.schemas[name]
         keywords = dict(self._keywords[name])[phrase]
         leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
-        return self._with_args(schema, phrase.slots, object_words, leftovers, shown)
+        return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
+
+    def _fit(self, words: list[str], phrase: Phrase, name: str) -> tuple[bool, bool]:
+        """(right number of objects, every object of the right type) for reading `words` with `phrase`."""
+        schema = self.schemas[name]
+        objects = self._objects_for(words, phrase, name)
+        if len(objects) != len(schema.parameters):
+            return (False, False)
+        args = [""] * len(objects)
+        for obj, slot in zip(objects, phrase.slots):
+            args[slot] = obj
+        return (True, self._types_fit(name, tuple(args)))
+
+    def _types_fit(self, name: str, args: tuple[str, ...]) -> bool:
+        supertypes = self.task.supertypes
+        types = self.schemas[name].types
+        return all(t in supertypes.get(self.objects[a], (self.objects[a],)) for a, t in zip(args, types))
+
+    def _objects_for(self, words: list[str], phrase: Phrase, name: str) -> list[str]:
+        """Object words in text order, minus those that serve as this phrase's words when too many."""
+        objects = [w for w in words if w in self.objects]
+        keywords = dict(self._keywords[name])[phrase]
+        extra = len(objects) - len(self.schemas[name].parameters)
+        for word in [w for w in objects if w in keywords]:
+            if extra <= 0:
+                break
+            objects.remove(word)
+            extra -= 1
+        return objects
 
     def _with_args(self, schema: Schema, slots, object_words, leftovers, shown: str) -> ParsedAction | ParseError:
         arity = len(schema.parameters)
