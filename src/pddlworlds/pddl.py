@@ -246,24 +246,33 @@ def _normalised_texts(domain_path: Path, problem_path: Path) -> tuple[str, str]:
     return domain_text, problem_text
 
 
-def read_up_problem(domain_path: str | Path, problem_path: str | Path):
-    """Parse with unified-planning (after normalisation) into a `unified_planning.model.Problem`."""
+def read_up_problem(domain_path: str | Path, problem_path: str | Path, environment=None):
+    """Parse with unified-planning (after normalisation) into a `unified_planning.model.Problem`.
+
+    By default the problem lives in a private `Environment`, so no hidden global state is shared between
+    problems. unified-planning 1.3's grounder (used by `SequentialSimulator` and plan validation) builds
+    actions in the global environment whatever the problem's, so pass
+    `environment=unified_planning.environment.get_environment()` for a problem those engines accept.
+    """
     from unified_planning.environment import Environment
     from unified_planning.io import PDDLReader
 
     domain_path, problem_path = Path(domain_path), Path(problem_path)
     domain_text, problem_text = _normalised_texts(domain_path, problem_path)
-    env = Environment()  # a private environment: no hidden global state shared between problems
+    env = Environment() if environment is None else environment
     env.credits_stream = None
-    reader = PDDLReader(environment=env)
     try:
-        reader.parse_problem_string(domain_text)  # the domain alone first, to blame the right file
+        return PDDLReader(environment=env).parse_problem_string(domain_text, problem_text)
+    except Exception as exc:
+        problem_exc = exc
+    # Only on failure, the domain alone, to blame the right file (parsing it first always doubled the cost).
+    try:
+        PDDLReader(environment=env).parse_problem_string(domain_text)
     except Exception as exc:
         raise PDDLError(f"cannot parse domain: {_first_line(exc)}", domain_path, _line_of(exc)) from exc
-    try:
-        return reader.parse_problem_string(domain_text, problem_text)
-    except Exception as exc:
-        raise PDDLError(f"cannot parse problem: {_first_line(exc)}", problem_path, _line_of(exc)) from exc
+    raise PDDLError(
+        f"cannot parse problem: {_first_line(problem_exc)}", problem_path, _line_of(problem_exc)
+    ) from problem_exc
 
 
 def _first_line(exc: Exception) -> str:

@@ -12,7 +12,16 @@ from pathlib import Path
 from .catalogue import load_task
 from .grounding import GroundTask, ground
 from .pddl import LiftedTask
-from .text import ActionParser, ParseError, TextTemplates, explain_inapplicable, load_templates
+from .text import (
+    META_ACTIONS,
+    ActionParser,
+    ParsedAction,
+    ParseError,
+    TextTemplates,
+    explain_inapplicable,
+    load_templates,
+    tokens,
+)
 
 __all__ = ["World", "Outcome"]
 
@@ -40,6 +49,26 @@ class World:
         self.parser = ActionParser(task, templates)
         self.name = name or task.problem_name
         self._action_texts = tuple(templates.action_text(a.schema, a.args) for a in self.task.actions)
+        # Written once: the sentences of every atom (true, false) and the goal.
+        self._said = tuple(templates.sentence(atom) for atom in self.task.atoms)
+        self._said_dot = tuple(sentence + "." for sentence in self._said)
+        self._unsaid = tuple(templates.sentence(atom, true=False) for atom in self.task.atoms)
+        self._goal_text = "The goal is to satisfy the following conditions: " + ", ".join(
+            templates.sentence((n, args), true=positive) for n, args, positive in task.goal
+        ) + "."
+        # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
+        # fuzzy parser (which sees only these words, so the result is the same). Texts that read as a
+        # meta-action or as more than one action are left to the parser.
+        canonical: dict[str, int | None] = {}
+        for index, text in enumerate(self._action_texts):
+            words = " ".join(tokens(text))
+            canonical[words] = None if words in canonical else index
+        self._canonical = {
+            words: index
+            for words, index in canonical.items()
+            if index is not None and not any(m in words for m in (*META_ACTIONS, "valid actions"))
+        }
+        self._exact = {self._action_texts[index]: index for index in self._canonical.values()}
 
     @classmethod
     def load(cls, domain_file: str | Path, problem_file: str | Path, text_file: str | Path | None = None) -> World:
@@ -57,21 +86,18 @@ class World:
 
     def describe(self, state: int) -> str:
         """The full state, one sentence per true atom, in atom order."""
-        sentences = [self.templates.sentence(atom) for atom in self.task.true_atoms(state)]
-        return " ".join(s + "." for s in sentences) if sentences else "Nothing is true."
+        sentences = [self._said_dot[i] for i in _bits(state)]
+        return " ".join(sentences) if sentences else "Nothing is true."
 
     def describe_changes(self, before: int, after: int) -> str:
         added = after & ~before
         removed = before & ~after
-        parts = [self.templates.sentence(self.task.atoms[i]) for i in _bits(added)]
-        parts += [self.templates.sentence(self.task.atoms[i], true=False) for i in _bits(removed)]
+        parts = [self._said[i] for i in _bits(added)]
+        parts += [self._unsaid[i] for i in _bits(removed)]
         return " ".join(_sentence(p) for p in parts) if parts else "Nothing changed."
 
     def goal_text(self) -> str:
-        conditions = [
-            self.templates.sentence((name, args), true=positive) for name, args, positive in self.lifted.goal
-        ]
-        return "The goal is to satisfy the following conditions: " + ", ".join(conditions) + "."
+        return self._goal_text
 
     def action_text(self, index: int) -> str:
         return self._action_texts[index]
@@ -93,7 +119,14 @@ class World:
 
     def step(self, state: int, text: str, mode: str) -> Outcome:
         """Parse and apply `text`; an invalid text leaves `state` unchanged and explains why."""
-        parsed = self.parser.parse(text if isinstance(text, str) else str(text))
+        text = text if isinstance(text, str) else str(text)
+        known = self._exact.get(text)
+        if known is None:
+            known = self._canonical.get(" ".join(tokens(text)))
+        if known is not None:
+            parsed = ParsedAction(self.task.actions[known].schema, self.task.actions[known].args)
+        else:
+            parsed = self.parser.parse(text)
         if isinstance(parsed, ParseError):
             return Outcome(state, parsed.message, "invalid", None, False, parsed.kind)
         if parsed.meta == "check valid actions":
@@ -102,8 +135,10 @@ class World:
             return Outcome(state, message, parsed.meta, None, True, valid_actions=actions)
         if parsed.meta == "look around":
             return Outcome(state, self.observe(state, "full"), parsed.meta, None, True)
-        index = self.task.action_index.get((parsed.schema, parsed.args))
-        canonical = self.templates.action_text(parsed.schema, parsed.args)
+        index = known if known is not None else self.task.action_index.get((parsed.schema, parsed.args))
+        canonical = self._action_texts[index] if index is not None else self.templates.action_text(
+            parsed.schema, parsed.args
+        )
         if index is None or not self.task.is_applicable(state, index):
             message = explain_inapplicable(self.task, self.templates, parsed.schema, parsed.args, state)
             kind = "type" if index is None and not self._types_ok(parsed.schema, parsed.args) else "precondition"
@@ -135,12 +170,11 @@ def text_bound(task: LiftedTask, templates: TextTemplates) -> int:
 
 
 def _bits(mask: int):
-    i = 0
+    """Indices of the set bits of `mask`, lowest first."""
     while mask:
-        if mask & 1:
-            yield i
-        mask >>= 1
-        i += 1
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def _sentence(text: str) -> str:

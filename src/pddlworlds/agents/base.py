@@ -31,6 +31,10 @@ class Agent:
     def act(self, observation: str, info: dict[str, Any]) -> str:
         raise NotImplementedError
 
+    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+        """Called after each `env.step(action)` with its result, so the agent's memory holds the last
+        step too (the next `act` would not see it at the end of an episode)."""
+
     def step_details(self) -> dict[str, Any]:
         """Model-side facts about the last `act` call (tokens, latency, raw output, memory view)."""
         return {}
@@ -52,6 +56,7 @@ class Agent:
             action = self.act(observation, info)
             details = self.step_details()
             observation, _, terminated, truncated, info = env.step(action)
+            self.observe(action, observation, info)
             trajectory.append(
                 StepRecord(
                     index=info["step"],

@@ -22,8 +22,9 @@ Behaviour of ``POST /v1/chat/completions``:
   ``"malformed"`` (body is not JSON) or ``"timeout"`` (sleeps ``hang_s`` and
   drops the connection without answering).
 * Otherwise the reply is ``responder(messages)``, the next string of the
-  script (a list), or the same text every time (a plain ``str``). The reply is cut at the first ``stop`` sequence of the request, as a
-  real server would; ``max_tokens`` is ignored so scripted replies arrive intact.
+  script (a list), or the same text every time (a plain ``str``). The reply is
+  cut at the first ``stop`` sequence of the request, as a real server would;
+  ``max_tokens`` is ignored so scripted replies arrive intact.
 * ``usage`` counts whitespace-separated words: ``prompt_tokens`` over all message
   contents, ``completion_tokens`` over the reply.
 
@@ -53,7 +54,7 @@ BROKEN_REPLIES = ("empty", "null", "no_choices", "malformed", "timeout")
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One HTTP request as the server saw it; ``body`` is the parsed JSON or None, header names lower-cased."""
+    """One HTTP request as received: ``body`` is the parsed JSON or None, header names are lower-case."""
 
     method: str
     path: str
@@ -74,7 +75,9 @@ class FakeOpenAIServer:
     ) -> None:
         for failure in failures:
             if not isinstance(failure, int) and failure not in BROKEN_REPLIES:
-                raise ValueError(f"unknown failure {failure!r}; use an HTTP status or one of {BROKEN_REPLIES}")
+                raise ValueError(
+                    f"unknown failure {failure!r}; use an HTTP status or one of {BROKEN_REPLIES}"
+                )
         if isinstance(responder, str):  # a constant reply, not a script of single characters
             constant = responder
             responder = lambda _messages: constant  # noqa: E731
@@ -180,15 +183,16 @@ def _words(text: object) -> int:
 
 
 def _cut_at_stop(text: str, stop: object) -> str:
-    stops = [stop] if isinstance(stop, str) else list(stop or [])
-    cut = min((i for s in stops if s and (i := text.find(s)) >= 0), default=len(text))
+    """Truncate at the earliest stop sequence; ``stop`` is a string or a list as in the OpenAI API."""
+    stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    cut = min((i for s in stops if isinstance(s, str) and s and (i := text.find(s)) >= 0), default=len(text))
     return text[:cut]
 
 
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAIServer  # set on the per-server subclass
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
@@ -215,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return body if isinstance(body, dict) else None
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+    def do_GET(self) -> None:
         self.fake._record(RecordedRequest("GET", self.path, None, self._headers()))
         if self.path.rstrip("/") == "/v1/models":
             model = {"id": self.fake.model, "object": "model", "created": 0, "owned_by": "fake"}
@@ -223,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         body = self._read_json()
         self.fake._record(RecordedRequest("POST", self.path, body, self._headers()))
         if self.path.rstrip("/") != "/v1/chat/completions":
@@ -251,21 +255,28 @@ class _Handler(BaseHTTPRequestHandler):
                 reply: str | None = _cut_at_stop(self.fake._reply_for(messages), body.get("stop"))
             except Exception as exc:  # surfaced to the test via FakeOpenAIServer.errors / __exit__
                 self.fake._record_error(exc)
-                self._send_json(400, {"error": {"message": f"fake server: {exc!r}", "type": "responder_error"}})
+                self._send_json(
+                    400, {"error": {"message": f"fake server: {exc!r}", "type": "responder_error"}}
+                )
                 return
         else:
             reply = "" if failure == "empty" else None
-        choices = [] if failure == "no_choices" else [
-            {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
-        ]
+        choices = (
+            []
+            if failure == "no_choices"
+            else [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]
+        )
         prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(reply)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        self._send_json(200, {
-            "id": f"chatcmpl-fake-{len(self.fake.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", self.fake.model),
-            "choices": choices,
-            "usage": usage,
-        })
+        self._send_json(
+            200,
+            {
+                "id": f"chatcmpl-fake-{len(self.fake.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", self.fake.model),
+                "choices": choices,
+                "usage": usage,
+            },
+        )

@@ -1,0 +1,311 @@
+#!/usr/bin/env python
+"""How fast the text environments step, against PDDLGym where it is installed.
+
+For each shipped domain, on its largest public problem (by number of ground actions), with seeded random
+valid actions:
+
+* step/s: `env.step(text)` alone: parse the text, check the preconditions, apply, write the observation;
+* list: the time to list the valid actions of a state (`env.valid_actions()`);
+* step+list/s: one listing of the valid actions per step, then the step: what PDDLGym's figure includes
+  (its `action_space.all_ground_literals(state)` and `env.step(literal)`).
+
+If `pddlgym` is importable (`pip install "pddlworlds[bench]"`, PDDLGym 0.0.7 on the old `gym` API), the same
+loop runs on PDDLGym: on the very same PDDL files where its parser takes them, and on its own comparable
+environment (Blocks, Gripper, Tireworld). The issue's reference figures for PDDLGym (measured on the
+development machine) are printed too. Timings are wall-clock; run on an idle machine for stable figures.
+
+    python scripts/bench_env.py [--steps 3000] [--seed 0] [--pddlgym-seconds 5] [--no-pddlgym]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import random
+import shutil
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+
+from pddlworlds.catalogue import domains
+from pddlworlds.env import PDDLTextEnv
+from pddlworlds.pddl import PDDLNormalisationWarning
+
+#: PDDLGym's own environment comparable to each domain, and its steps/s with a valid-action listing per
+#: step as measured on the development machine (the issue's figures).
+PDDLGYM_COUNTERPART = {
+    "blocksworld": "blocks",
+    "gripper": "gripper",
+    "tyreworld": "tireworld",
+    "barman": None,
+}
+PDDLGYM_REFERENCE = {"blocksworld": 2800.0, "gripper": 450.0, "tyreworld": 340.0}
+
+
+@dataclass
+class Ours:
+    domain: str
+    problem: str
+    actions: int
+    atoms: int
+    step_rate: float  # env.step(text) per second
+    list_us: float  # microseconds per valid-action listing
+    step_list_rate: float  # (listing + step) per second
+    check_rate: float  # the "check valid actions" meta-action through env.step, per second
+
+
+@dataclass
+class Theirs:
+    label: str
+    rate: float | None  # (listing + step) per second
+    note: str = ""
+
+
+def largest_problem(domain: str) -> tuple[str, int, int]:
+    """(problem, ground actions, atoms) of the domain's public problem with the most ground actions."""
+    env = PDDLTextEnv(domain=domain)
+    sizes = []
+    for name in env.problem_names:
+        world = env._world(name)
+        sizes.append((len(world.task.actions), len(world.task.atoms), name))
+    actions, atoms, name = max(sizes, key=lambda s: (s[0], s[1]))
+    return name, actions, atoms
+
+
+def record_walk(env: PDDLTextEnv, steps: int, seed: int) -> list[str | None]:
+    """A seeded random walk of valid action texts; None marks a reset (goal reached or no valid action)."""
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    walk: list[str | None] = []
+    while len(walk) < steps:
+        valid = env.valid_actions()
+        if not valid:
+            walk.append(None)
+            env.reset()
+            continue
+        text = rng.choice(valid)
+        walk.append(text)
+        if env.step(text)[2]:
+            walk.append(None)
+            env.reset()
+    return walk
+
+
+def bench_ours(domain: str, steps: int, seed: int) -> Ours:
+    problem, n_actions, n_atoms = largest_problem(domain)
+    env = PDDLTextEnv(domain=domain, problem=problem)
+    walk = record_walk(env, steps, seed)
+
+    # 1. step alone, replaying the recorded texts
+    env.reset(seed=seed)
+    elapsed, count = 0.0, 0
+    for text in walk:
+        if text is None:
+            env.reset()
+            continue
+        start = time.perf_counter()
+        env.step(text)
+        elapsed += time.perf_counter() - start
+        count += 1
+    step_rate = count / elapsed
+
+    # 2. listing alone and 3. listing + step, in the loop an agent would run
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    list_time = step_time = 0.0
+    done = 0
+    while done < steps:
+        start = time.perf_counter()
+        valid = env.valid_actions()
+        listed = time.perf_counter()
+        if not valid:
+            env.reset()
+            continue
+        text = rng.choice(valid)
+        before_step = time.perf_counter()
+        terminated = env.step(text)[2]
+        end = time.perf_counter()
+        list_time += listed - start
+        step_time += end - before_step
+        done += 1
+        if terminated:
+            env.reset()
+
+    # 4. the meta-action that lists the valid actions in words
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    n_check = max(200, steps // 10)
+    for _ in range(n_check):
+        env.step("check valid actions")
+    check_rate = n_check / (time.perf_counter() - start)
+    list_us = 1e6 * list_time / steps
+    step_list_rate = steps / (list_time + step_time)
+    return Ours(domain, problem, n_actions, n_atoms, step_rate, list_us, step_list_rate, check_rate)
+
+
+# --------------------------------------------------------------------------------------------------
+# PDDLGym
+
+
+def import_pddlgym():
+    """The `pddlgym` module, or the reason it cannot be used."""
+    try:
+        with (
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+            warnings.catch_warnings(),
+        ):
+            warnings.simplefilter("ignore")
+            import pddlgym
+            from pddlgym.core import PDDLEnv  # noqa: F401
+    except Exception as exc:  # noqa: BLE001  (ImportError, or an old dependency failing at import time)
+        return None, f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return pddlgym, ""
+
+
+def pddlgym_rate(env, seconds: float, max_steps: int, seed: int) -> float:
+    """(listing + step) per second on a PDDLGym environment; the sort (for a seeded choice) is not timed."""
+    rng = random.Random(seed)
+    obs, _ = env.reset()
+    elapsed, count = 0.0, 0
+    wall_start = time.perf_counter()
+    while count < max_steps and time.perf_counter() - wall_start < seconds:
+        start = time.perf_counter()
+        valid = env.action_space.all_ground_literals(obs)
+        listed = time.perf_counter()
+        valid = sorted(valid, key=str)
+        if not valid:
+            obs, _ = env.reset()
+            elapsed += listed - start
+            continue
+        action = rng.choice(valid)
+        before_step = time.perf_counter()
+        obs, _, done, *_ = env.step(action)
+        elapsed += (listed - start) + (time.perf_counter() - before_step)
+        count += 1
+        if done:
+            obs, _ = env.reset()
+    return count / elapsed if elapsed else float("nan")
+
+
+def bench_pddlgym(pddlgym, domain: str, problem: str, seconds: float, steps: int, seed: int) -> list[Theirs]:
+    from pddlgym.core import PDDLEnv
+
+    out = []
+    ours = domains()[domain]
+    folder = tempfile.mkdtemp(prefix="bench-pddlgym-")
+    try:
+        shutil.copy(ours.problem_file(problem), folder)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                options = {"operators_as_actions": True, "dynamic_action_space": True, "seed": seed}
+                env = PDDLEnv(str(ours.domain_file), folder, **options)
+                out.append(Theirs(f"same file {problem}", pddlgym_rate(env, seconds, steps, seed)))
+        except Exception as exc:  # noqa: BLE001  (its parser rejects some PDDL)
+            out.append(Theirs(f"same file {problem}", None, f"cannot load it ({type(exc).__name__})"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    counterpart = PDDLGYM_COUNTERPART.get(domain)
+    if counterpart is not None:
+        base = os.path.join(os.path.dirname(pddlgym.__file__), "pddl")
+        kwargs = (
+            {"operators_as_actions": True, "dynamic_action_space": True} if counterpart == "gripper" else {}
+        )
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                domain_file = os.path.join(base, f"{counterpart}.pddl")
+                env = PDDLEnv(domain_file, os.path.join(base, counterpart), seed=seed, **kwargs)
+                env.fix_problem_index(0)
+                label = f"its {counterpart} #0"
+                out.append(Theirs(label, pddlgym_rate(env, seconds, steps, seed)))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Theirs(f"its {counterpart}", None, f"failed ({type(exc).__name__}: {exc})"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+OURS_WIDTHS = ("<12", "<10", ">7", ">6", ">9", ">8", ">11", ">8")
+LEGEND = """\
+step/s: env.step(text) alone (parse, check, apply, observe); list us: microseconds to list the valid
+actions; step+list/s: one listing per step, as PDDLGym's figure; check/s: the 'check valid actions'
+meta-action through env.step (listing and writing them)."""
+
+
+def ratio_row(ours: Ours, label: str, rate: float) -> str:
+    ratio = ours.step_list_rate / rate
+    return f"{ours.domain:<12} {label:<22} {rate:>15.0f} {ours.step_list_rate:>9.0f} {ratio:>7.1f}x"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=3000, help="steps per measurement (default 3000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pddlgym-seconds", type=float, default=5.0, help="time box per PDDLGym run")
+    parser.add_argument("--no-pddlgym", action="store_true", help="skip PDDLGym even if it is installed")
+    parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+
+    names = args.domains or list(domains())
+    pddlgym, why_not = (None, "skipped (--no-pddlgym)") if args.no_pddlgym else import_pddlgym()
+
+    results: list[tuple[Ours, list[Theirs]]] = []
+    for name in names:
+        ours = bench_ours(name, args.steps, args.seed)
+        theirs = (
+            bench_pddlgym(pddlgym, name, ours.problem, args.pddlgym_seconds, args.steps, args.seed)
+            if pddlgym
+            else []
+        )
+        results.append((ours, theirs))
+
+    print(
+        f"pddlworlds environments, largest public problem per domain, {args.steps} seeded random valid steps"
+    )
+    columns = ("domain", "problem", "actions", "atoms", "step/s", "list us", "step+list/s", "check/s")
+    header = " ".join(f"{c:{w}}" for c, w in zip(columns, OURS_WIDTHS))
+    print(header)
+    print("-" * len(header))
+    for ours, _ in results:
+        values = (
+            ours.domain,
+            ours.problem,
+            ours.actions,
+            ours.atoms,
+            round(ours.step_rate),
+            round(ours.list_us, 1),
+            round(ours.step_list_rate),
+            round(ours.check_rate),
+        )
+        print(" ".join(f"{v:{w}}" for v, w in zip(values, OURS_WIDTHS)))
+    print()
+    print(LEGEND)
+    print()
+    print("Against PDDLGym (step+list/s; target: at least 10x)")
+    header = f"{'domain':<12} {'PDDLGym on':<22} {'its step+list/s':>15} {'ours':>9} {'ratio':>8}"
+    print(header)
+    print("-" * len(header))
+    for ours, theirs in results:
+        reference = PDDLGYM_REFERENCE.get(ours.domain)
+        if reference is not None:
+            print(ratio_row(ours, "reference (issue)", reference))
+        for run in theirs:
+            if run.rate is None:
+                print(f"{ours.domain:<12} {run.label:<22} {run.note:>15}")
+            else:
+                print(ratio_row(ours, run.label, run.rate))
+    if pddlgym is None:
+        print(f"\nPDDLGym not measured: {why_not}.")
+        print("Install it with: pip install 'pddlworlds[bench]' (pddlgym==0.0.7).")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

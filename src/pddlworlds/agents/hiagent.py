@@ -1,0 +1,176 @@
+"""HiAgent: working memory in subgoal chunks, with summaries of finished subgoals and trajectory retrieval.
+
+Each turn the model writes `Subgoal: ...` and `Action: ...` (a new subgoal) or only `Action: ...`
+(continuing the current one). When a new subgoal is written, the finished one's action/observation pairs
+leave the prompt and a summary takes their place; the summary comes from a separate model call that sees
+the finished subgoal with its pairs (it is the same prompt prefix, so a llama.cpp cache is reused) and
+says whether the subgoal was met. `Action: retrieve(k)` puts subgoal k's pairs back into the current
+subgoal's memory and asks again, without an environment step; after `max_retrievals_in_a_row` of them
+the prompt asks for a world action, and a further `retrieve` goes to the world, which rejects it.
+
+Ablations (flags of this one class):
+- `summarize=False` (w/o OS): no summary call; the summary is the subgoal's last observation;
+- `retrieve=False` (w/o TR): retrieval is not offered, and `retrieve(k)` goes to the world as an action;
+- `hide_finished=False` (task decomposition): subgoals are written but nothing is hidden, so there is
+  neither summarisation nor retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import gymnasium as gym
+
+from ..llm import LLM
+from ..records import LLMCall
+from . import prompts
+from .memory import Pair, Subgoal, WorkingMemory
+from .standard import ERROR_ACTION, LLMAgent
+
+__all__ = ["HiAgent", "hiagent_name"]
+
+
+def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str:
+    if not hide_finished:
+        return "task-decomposition"
+    if summarize and retrieve:
+        return "hiagent"
+    if retrieve:
+        return "hiagent-no-summary"
+    if summarize:
+        return "hiagent-no-retrieval"
+    return "hiagent-no-summary-no-retrieval"
+
+
+def _same_subgoal(a: str, b: str) -> bool:
+    norm = lambda s: " ".join(re.findall(r"[a-z0-9_\-]+", s.lower()))  # noqa: E731
+    return norm(a) == norm(b)
+
+
+class HiAgent(LLMAgent):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        summarize: bool = True,
+        retrieve: bool = True,
+        hide_finished: bool = True,
+        max_retrievals_in_a_row: int = 2,
+        max_tokens: int = 96,
+        summary_max_tokens: int = 96,
+        example: bool = True,
+        name: str | None = None,
+    ):
+        super().__init__(llm, max_tokens=max_tokens, example=example)
+        self.hide_finished = hide_finished
+        # With nothing hidden there is nothing to summarise or to bring back.
+        self.summarize = summarize and hide_finished
+        self.retrieve = retrieve and hide_finished
+        self.max_retrievals_in_a_row = max(0, int(max_retrievals_in_a_row))
+        self.summary_max_tokens = summary_max_tokens
+        self.name = name or hiagent_name(summarize=summarize, retrieve=retrieve, hide_finished=hide_finished)
+        self.wm = WorkingMemory()
+
+    def flags(self) -> dict[str, Any]:
+        return {
+            **super().flags(),
+            "summarize": self.summarize,
+            "retrieve": self.retrieve,
+            "hide_finished": self.hide_finished,
+            "max_retrievals_in_a_row": self.max_retrievals_in_a_row,
+            "summary_max_tokens": self.summary_max_tokens,
+        }
+
+    def _system_text(self, world) -> str:
+        return prompts.hiagent_system(
+            world,
+            self.example,
+            look_around=self.look_around,
+            hide_finished=self.hide_finished,
+            summarize=self.summarize,
+            retrieve=self.retrieve,
+        )
+
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+        super().reset(observation, info, env)
+        self.wm = WorkingMemory()
+
+    def memory(self) -> list[dict[str, Any]]:
+        return self.wm.to_list()
+
+    def memory_text(self) -> str:
+        """The working-memory part of the prompt, exactly as it is sent."""
+        return prompts.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished)
+
+    # ---- one turn ------------------------------------------------------------------------------
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        calls: list[LLMCall] = []
+        retrievals = 0
+        while True:
+            forced = self.retrieve and retrievals >= self.max_retrievals_in_a_row
+            memory = self.memory_text()
+            current = self.wm.current
+            cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
+            completion, call = self._call("action", self.messages(memory, cue), self.max_tokens, prompts.ACTION_STOP)
+            calls.append(call)
+            reply = prompts.Reply(None, ERROR_ACTION) if completion.error else prompts.parse_reply(completion.text)
+            is_retrieval, k = prompts.parse_retrieve(reply.action)
+            retrieving = self.retrieve and is_retrieval and not forced
+            if retrieving:
+                call.purpose = "retrieve"
+            if reply.subgoal is not None:
+                self._new_subgoal(reply.subgoal, memory, calls)
+            subgoal = self.wm.ensure_current()
+            if retrieving:
+                self._retrieve(subgoal, reply.action, k)
+                retrievals += 1
+                continue
+            self._set_details(
+                completion, calls, memory, subgoal_index=subgoal.index, subgoal=subgoal.text
+            )
+            return reply.action
+
+    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+        self.wm.ensure_current().pairs.append(Pair(action, observation, step=int(info["step"])))
+
+    # ---- subgoals ------------------------------------------------------------------------------
+
+    def _new_subgoal(self, text: str, memory: str, calls: list[LLMCall]) -> None:
+        current = self.wm.current
+        if current is not None:
+            if _same_subgoal(current.text, text):
+                return  # the model restated the subgoal it is working on
+            if not current.env_pairs:  # nothing was done under it: the new statement replaces it
+                current.text = text
+                return
+            self._finish(current, memory, calls)
+        self.wm.open(text)
+
+    def _finish(self, subgoal: Subgoal, memory: str, calls: list[LLMCall]) -> None:
+        subgoal.finished = True
+        if not self.hide_finished:
+            return
+        fallback = subgoal.last_observation
+        if not self.summarize:
+            subgoal.summary = fallback
+            return
+        # The summariser sees the memory exactly as the model just did (the finished subgoal in full).
+        completion, call = self._call(
+            "summary", self.messages(memory, prompts.summary_cue(subgoal)), self.summary_max_tokens, ("\n\n",)
+        )
+        calls.append(call)
+        met, summary = (None, None) if completion.error else prompts.parse_summary(completion.text)
+        subgoal.met = met
+        subgoal.summary = summary or fallback
+
+    def _retrieve(self, subgoal: Subgoal, action: str, k: int | None) -> None:
+        finished = [s.index for s in self.wm.finished()]
+        action = f"retrieve({k})" if k is not None else action
+        target = self.wm.get(k) if k is not None else None
+        if target is None or not target.finished:
+            block = prompts.retrieval_error(k, finished)
+            subgoal.pairs.append(Pair(action, block, kind="retrieval"))
+        else:
+            subgoal.pairs.append(Pair(action, prompts.render_retrieval(target), kind="retrieval", retrieved=k))

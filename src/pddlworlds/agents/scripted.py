@@ -1,0 +1,138 @@
+"""Scripted baselines that need no model: the planner expert and a uniformly random player.
+
+`ExpertAgent` follows the stored plan of the problem (`planners/<domain>/<problem>.plan`) and, whenever
+the episode's state is not one the plan passes through (someone else acted, or there is no stored plan),
+plans again from the current state with unified-planning (fd-opt for a short while, then fd-sat) and
+follows that plan. `RandomAgent` picks uniformly among the valid actions with a generator seeded from
+(seed, domain, problem), so its episodes are reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+
+from .base import Agent
+
+__all__ = ["ExpertAgent", "RandomAgent"]
+
+#: Where the expert turns when it must plan: each (planner, timeout in seconds) in turn until one solves.
+DEFAULT_REPLANNERS: tuple[tuple[str, float], ...] = (("fd-opt", 10.0), ("fd-sat", 120.0))
+
+_STUCK = "look around"  # what an agent says when it has nothing better (costs a step, changes nothing)
+
+
+class ExpertAgent(Agent):
+    """Plays the stored (optimal where proven) plan; replans from the current state when off it."""
+
+    name = "expert"
+
+    def __init__(self, replanners: Sequence[tuple[str, float]] = DEFAULT_REPLANNERS, nice: int = 0,
+                 use_stored: bool = True):
+        self.replanners = tuple((str(p), float(t)) for p, t in replanners)
+        self.nice = nice
+        self.use_stored = use_stored
+        self._env: Any = None
+        self._texts: list[str] = []
+        self._states: list[int] = []  # _states[i] is the state before _texts[i]; one more at the end
+        self._events: list[dict[str, Any]] = []
+        self._steps = 0
+        self._failed: set[int] = set()  # states no planner could plan from (not retried)
+
+    def flags(self) -> dict[str, Any]:
+        return {"replanners": [list(r) for r in self.replanners], "use_stored": self.use_stored}
+
+    def memory(self) -> list[dict[str, Any]]:
+        """Where the plans came from: the stored plan, and every replanning (step, planner, length)."""
+        return list(self._events)
+
+    @property
+    def replans(self) -> int:
+        return sum(1 for e in self._events if e["event"] == "replan")
+
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+        from ..planning import _replay, stored_plan
+
+        self._env = env.unwrapped
+        self._events = []
+        self._steps = 0
+        self._failed = set()
+        self._texts, self._states = [], []
+        world = self._env.world
+        actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.split != "custom" else None
+        if actions is not None:
+            indices, states, why = _replay(world, actions, self._env.state)
+            if indices is not None and world.task.is_goal(states[-1]):
+                self._follow(indices, states)
+                self._events.append({"event": "stored plan", "step": 0, "length": len(indices)})
+            else:
+                self._events.append({"event": "stored plan rejected", "step": 0, "reason": why or "goal not reached"})
+
+    def _follow(self, indices: list[int], states: list[int]) -> None:
+        world = self._env.world
+        self._texts = [world.action_text(i) for i in indices]
+        self._states = states
+
+    def _replan(self) -> bool:
+        from ..planning import _env_target, _replay, _solve_target
+
+        env = self._env
+        world = env.world
+        atoms = world.task.true_atoms(env.state)
+        target = _env_target(env)
+        for planner, timeout in self.replanners:
+            plan = _solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
+            event = {"event": "replan", "step": self._steps, "planner": planner, "status": plan.status.value,
+                     "length": plan.length, "time_s": round(plan.time_s, 3)}
+            self._events.append(event)
+            if plan.solved:
+                indices, states, _ = _replay(world, plan.actions, env.state)
+                if indices is not None:  # solve() has replayed it already; this cannot fail
+                    self._follow(indices, states)
+                    return True
+            if plan.status.value == "unsolvable":
+                break  # no planner will do better
+        self._texts, self._states = [], []
+        self._failed.add(env.state)
+        return False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        state = self._env.state
+        self._steps += 1
+        # Where on the plan are we? (Usually at its head; elsewhere if someone else moved us along it.)
+        position = next((i for i, s in enumerate(self._states[:-1]) if s == state), None)
+        if position is None:
+            if self._env.world.task.is_goal(state) or state in self._failed:
+                return _STUCK
+            if not self._replan():
+                return _STUCK
+            position = 0
+        self._texts, self._states = self._texts[position:], self._states[position:]
+        text = self._texts.pop(0)
+        self._states.pop(0)
+        return text
+
+
+class RandomAgent(Agent):
+    """Uniformly random among the valid actions; reproducible per (seed, domain, problem)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self._env: Any = None
+        self._rng = random.Random(seed)
+
+    def flags(self) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+        self._env = env.unwrapped
+        self._rng = random.Random(f"{self.seed}:{info.get('domain')}:{info.get('problem')}")
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        actions = self._env.valid_actions()
+        return self._rng.choice(actions) if actions else _STUCK

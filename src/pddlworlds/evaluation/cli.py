@@ -1,0 +1,273 @@
+"""`pddlworlds eval` and `pddlworlds report`.
+
+    pddlworlds eval --out runs/quick
+        HiAgent and STANDARD on the embedded model, the default small subset of every domain
+    pddlworlds eval --agents hiagent,standard --domains all --split agentboard \\
+        --llm openai:gpt-4o-mini --base-url http://127.0.0.1:8000/v1 --limit 5 --workers 4 --out runs/gpt
+    pddlworlds report runs/gpt
+
+Running `eval` again with the same options and `--out` resumes a stopped run. This module imports only
+the standard library at import time: the main CLI builds its parser for every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import sys
+from typing import Any
+
+__all__ = [
+    "DEFAULT_AGENTS",
+    "DEFAULT_LIMIT",
+    "add_eval_parsers",
+    "build_plan",
+    "cmd_eval",
+    "cmd_report",
+    "main",
+    "parse_seeds",
+    "select_problems",
+    "smallest_problems",
+]
+
+DEFAULT_AGENTS = "hiagent,standard"
+#: Problems per domain when neither --limit nor --problems is given (the quick default run): the
+#: DEFAULT_LIMIT problems with the shortest optimal plan.
+DEFAULT_LIMIT = 1
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`0`, `0,1,2` or `0-4` (non-negative integers)."""
+    seeds: list[int] = []
+    try:
+        for part in _csv(text):
+            lo, dash, hi = part.partition("-")
+            seeds.extend(range(int(lo), int(hi) + 1) if dash else [int(part)])
+    except ValueError:
+        raise ValueError(f"--seeds takes integers like 0, 0,1,2 or 0-4, not {text!r}") from None
+    if not seeds:
+        raise ValueError(f"--seeds gives no seed: {text!r}")
+    return list(dict.fromkeys(seeds))
+
+
+def select_problems(
+    domain_names: list[str], split: str, problems: list[str] | None, limit: int | None
+) -> dict[str, list[str]]:
+    """Domain -> problems to play. `problems` items are names (`p01`, applied to every domain that has
+    one of that name) or `domain:name`; `limit` keeps the first N of each domain (in natural order)."""
+    from ..catalogue import get_domain
+
+    available = {d: get_domain(d).problems(split) for d in domain_names}
+    if problems is None:
+        chosen = {d: list(names) for d, names in available.items()}
+    else:
+        chosen = {d: [] for d in domain_names}
+        for item in problems:
+            if ":" in item:
+                domain, _, name = item.partition(":")
+                domain = domain.strip().lower()
+                if domain not in available:
+                    raise ValueError(
+                        f"--problems {item!r}: domain {domain!r} is not among --domains ({', '.join(domain_names)})"
+                    )
+                if name not in available[domain]:
+                    raise ValueError(
+                        f"unknown problem {name!r} in {domain}/{split}; problems: {', '.join(available[domain])}"
+                    )
+                pairs = [(domain, name)]
+            else:
+                pairs = [(d, item) for d in domain_names if item in available[d]]
+                if not pairs:
+                    listing = "; ".join(f"{d}: {', '.join(available[d])}" for d in domain_names)
+                    raise ValueError(f"unknown problem {item!r} in split {split!r}; problems: {listing}")
+            for d, name in pairs:
+                if name not in chosen[d]:
+                    chosen[d].append(name)
+        chosen = {d: names for d, names in chosen.items() if names}
+    if limit is not None:
+        if limit < 1:
+            raise ValueError("--limit must be at least 1")
+        chosen = {d: names[:limit] for d, names in chosen.items()}
+    return chosen
+
+
+def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
+    """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
+    without a stored length come last): the quick default run."""
+    from ..catalogue import get_domain
+    from ..plans import optimal_lengths
+
+    chosen = {}
+    for d in domain_names:
+        names = get_domain(d).problems(split)
+        lengths = optimal_lengths(d, split)
+        ranked = sorted(range(len(names)), key=lambda i: (names[i] not in lengths, lengths.get(names[i], 0), i))
+        chosen[d] = [names[i] for i in ranked[:n]]
+    return chosen
+
+
+def build_plan(args: argparse.Namespace) -> Any:
+    """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
+    from ..catalogue import domains as all_domains
+    from .runner import RunPlan, agent_names, parse_llm, resolve_agent
+
+    agents = _csv(args.agents)
+    if agents == ["all"]:
+        agents = agent_names()
+    if not agents:
+        raise ValueError("--agents is empty")
+    for agent in agents:
+        resolve_agent(agent)
+    agents = list(dict.fromkeys(agents))
+
+    known = list(all_domains())
+    wanted = _csv(args.domains.lower())
+    if wanted == ["all"]:
+        wanted = known
+    unknown = [d for d in wanted if d not in known]
+    if unknown:
+        raise ValueError(f"unknown domain(s) {', '.join(map(repr, unknown))}; domains: {', '.join(known)}, or all")
+    wanted = list(dict.fromkeys(wanted))
+
+    backend = parse_llm(args.llm, args.base_url, args.api_key)
+    problems = _csv(args.problems) if args.problems else None
+    if problems is None and args.limit is None:
+        for d in wanted:  # an unknown split fails here, naming the domain's splits
+            select_problems([d], args.split, None, None)
+        selected = smallest_problems(wanted, args.split)
+    else:
+        selected = select_problems(wanted, args.split, problems, args.limit)
+    if problems is not None:
+        left_out = [d for d in wanted if d not in selected]
+        if left_out:
+            print(f"note: no problem named in --problems exists in {', '.join(left_out)}; leaving them out",
+                  file=sys.stderr)
+    if args.max_steps < 1:
+        raise ValueError("--max-steps must be at least 1")
+    return RunPlan(
+        agents=agents,
+        problems=selected,
+        split=args.split,
+        seeds=parse_seeds(args.seeds),
+        max_steps=args.max_steps,
+        backend=backend,
+    )
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run (or resume) an evaluation, then write the report and print the main table."""
+    from .report import print_main_table, write_report
+    from .runner import RunStopped, run_evaluation
+
+    try:
+        plan = build_plan(args)
+        episodes = plan.episodes()
+        print(
+            f"pddlworlds eval: {len(plan.agents)} agent(s) x {sum(len(p) for p in plan.problems.values())} "
+            f"problem(s) x {len(plan.seeds)} seed(s) = {len(episodes)} episodes -> {args.out}",
+            file=sys.stderr,
+        )
+        result = run_evaluation(
+            plan, args.out, workers=args.workers, backend=args.backend, progress=not args.no_progress
+        )
+    except RunStopped as exc:  # stopped mid-run: what finished is stored
+        print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # EvaluationError included: refused before anything ran
+        print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
+        return 2
+    if result.lines and not args.no_report:
+        path = write_report(result.out)
+        print_main_table(result.out)
+        print(f"report: {path}")
+    status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new)"
+    if result.interrupted:
+        print(f"interrupted; {status}. Run the same command again to resume.", file=sys.stderr)
+        return 130
+    if result.failures:
+        print(
+            f"{len(result.failures)} episode(s) failed (see {result.out}/errors.jsonl); {status}. "
+            "Run the same command again to retry them.",
+            file=sys.stderr,
+        )
+        return 1
+    print(status, file=sys.stderr)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import print_main_table, write_report
+
+    try:
+        path = write_report(args.out, plots=not args.no_plots)
+    except ValueError as exc:
+        print(f"pddlworlds report: error: {exc}", file=sys.stderr)
+        return 2
+    print_main_table(args.out)
+    print(f"report: {path}")
+    return 0
+
+
+def add_eval_parsers(subparsers: Any) -> None:
+    """Add `eval` and `report` to the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "eval",
+        help="evaluate agents over domains and problems (resumable)",
+        description="Play every (agent, problem, seed) episode and store one JSON line per episode in "
+        "OUT/episodes.jsonl. The same command with the same --out resumes a stopped run. Without --limit "
+        f"or --problems, each domain contributes its {DEFAULT_LIMIT} problem(s) with the shortest optimal plan: "
+        "the quick default run.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated agent names, 'all', or package.module:factory")
+    p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all'")
+    p.add_argument("--split", default="agentboard", help="problem split")
+    p.add_argument("--llm", default="embedded", help="embedded, embedded:PATH.gguf, or openai:MODEL")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
+    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
+    p.add_argument("--max-steps", type=int, default=30, help="step budget per episode")
+    p.add_argument("--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder")
+    p.add_argument("--limit", type=int, default=None, help="first N problems per domain (default: the "
+                   f"{DEFAULT_LIMIT} with the shortest optimal plan, unless --problems is given)")
+    p.add_argument("--problems", default=None, help="comma-separated problem names (or domain:name)")
+    p.add_argument("--seeds", default="0", help="seeds: 0, 0,1,2 or 0-4")
+    p.add_argument("--workers", type=int, default=1, help="episodes played at once")
+    p.add_argument("--backend", default="local", choices=["local", "ray"], help="where episodes run")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
+    p.set_defaults(func=cmd_eval)
+
+    p = subparsers.add_parser(
+        "report",
+        help="write OUT/report.md and plots for a run folder",
+        description="Tables (paper's Table 1 layout, with the paper's numbers on the agentboard split), "
+        "plots of progress and executability per step, and Wilcoxon tests between agents.",
+    )
+    p.add_argument("out", help="run folder written by `pddlworlds eval`")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.set_defaults(func=cmd_report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry (`python -m pddlworlds.evaluation.cli eval ...`)."""
+    import warnings
+
+    parser = argparse.ArgumentParser(prog="pddlworlds")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_eval_parsers(sub)
+    args = parser.parse_args(argv)
+    try:
+        from ..pddl import PDDLNormalisationWarning
+
+        warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    except ImportError:  # pragma: no cover
+        pass
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

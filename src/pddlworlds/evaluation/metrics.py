@@ -1,0 +1,308 @@
+"""Scores of episodes: pure functions over `EpisodeRecord`s (or their dicts, as stored one per JSON line).
+
+Every metric is computed per episode first, then averaged over episodes, per (domain, agent) and overall
+per agent (the mean over all of that agent's episodes, so a domain with more problems weighs more), as
+docs/method.md section 3 describes:
+
+- progress rate (PR): best fraction of goal atoms reached; success rate (SR): PR = 1;
+- steps: agent turns, an unsolved episode counting the whole budget (`max_steps`);
+- steps / optimal and extra steps over optimal (action efficiency), on solved episodes whose optimal plan
+  length is known;
+- prompt tokens per step (context efficiency): the context of the call that chose each action; also the
+  tokens of every call of the step (summaries, retrievals) as `all_prompt_tokens_per_step`;
+- run time per episode; both relative to the STANDARD agent of the same domain when it was run;
+- executability: the fraction of valid actions, per episode and per step index;
+- progress at step k (k = 5, 10, ..., 30): PR after k steps;
+- a Wilcoxon signed-rank test over paired episodes of two agents.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..records import EpisodeRecord
+
+__all__ = [
+    "PROGRESS_STEPS",
+    "REFERENCE_AGENT",
+    "OVERALL",
+    "as_record",
+    "episode_key",
+    "budget_steps",
+    "progress_at",
+    "executability",
+    "prompt_tokens_per_step",
+    "episode_metrics",
+    "aggregate",
+    "summarize",
+    "executability_by_step",
+    "paired_values",
+    "wilcoxon_paired",
+    "wilcoxon_all_pairs",
+]
+
+#: The step counts of the paper's progress-over-steps figure.
+PROGRESS_STEPS: tuple[int, ...] = (5, 10, 15, 20, 25, 30)
+#: Context and time are reported relative to this agent (100%).
+REFERENCE_AGENT = "standard"
+#: The domain label of the rows that pool every domain.
+OVERALL = "overall"
+
+_RECORD_FIELDS = {f.name for f in dataclasses.fields(EpisodeRecord)}
+
+Recordish = EpisodeRecord | Mapping[str, Any]
+
+
+def as_record(item: Recordish) -> EpisodeRecord:
+    """An `EpisodeRecord` from a record or a stored dict (keys that are not record fields are ignored)."""
+    if isinstance(item, EpisodeRecord):
+        return item
+    return EpisodeRecord.from_dict({k: v for k, v in item.items() if k in _RECORD_FIELDS})
+
+
+def episode_key(record: Recordish) -> tuple[str, str, str, str, int | None]:
+    """(agent, domain, split, problem, seed): what identifies an episode of a run."""
+    r = as_record(record)
+    return (r.agent, r.domain, r.split, r.problem, r.seed)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    kept = [float(v) for v in values if v is not None]
+    return sum(kept) / len(kept) if kept else None
+
+
+# ------------------------------------------------------------------------------------------------
+# Per episode.
+
+
+def budget_steps(record: Recordish, max_steps: int = 30) -> int:
+    """Steps used; an unsolved episode counts the whole budget."""
+    r = as_record(record)
+    return r.steps if r.success else max_steps
+
+
+def progress_at(record: Recordish, k: int) -> float:
+    """PR after k steps: the best progress reached by step k (the final one if the episode ended sooner)."""
+    r = as_record(record)
+    if not r.trajectory or k >= r.steps:
+        return float(r.progress)
+    best = 0.0
+    for step in r.trajectory:
+        if step.index <= k:
+            best = step.progress
+    return float(best)
+
+
+def executability(record: Recordish) -> float | None:
+    """Fraction of the episode's actions that were valid (None for an episode without steps)."""
+    r = as_record(record)
+    if not r.trajectory:
+        return None
+    return sum(1 for s in r.trajectory if s.valid) / len(r.trajectory)
+
+
+def _uses_model(record: EpisodeRecord) -> bool:
+    return any(s.prompt_tokens or s.calls for s in record.trajectory)
+
+
+def prompt_tokens_per_step(record: Recordish, all_calls: bool = False) -> float | None:
+    """Mean prompt tokens of the action call per step (or of every call, `all_calls`); None without a model."""
+    r = as_record(record)
+    if not r.trajectory or not _uses_model(r):
+        return None
+    values = [s.total_prompt_tokens if all_calls else s.prompt_tokens for s in r.trajectory]
+    return sum(values) / len(values)
+
+
+def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
+    """Every per-episode number the aggregates are made of."""
+    r = as_record(record)
+    solved_with_optimal = r.success and r.optimal_length is not None and r.optimal_length > 0
+    steps = budget_steps(r, max_steps)
+    return {
+        "success": 1.0 if r.success else 0.0,
+        "progress": float(r.progress),
+        "steps": float(steps),
+        "steps_over_optimal": steps / r.optimal_length if solved_with_optimal else None,
+        "extra_steps": float(steps - r.optimal_length) if solved_with_optimal else None,
+        "prompt_tokens_per_step": prompt_tokens_per_step(r),
+        "all_prompt_tokens_per_step": prompt_tokens_per_step(r, all_calls=True),
+        "run_time_s": float(r.run_time_s),
+        "executability": executability(r),
+        "progress_at": {k: progress_at(r, k) for k in PROGRESS_STEPS if k <= max_steps},
+        "error": r.error,
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# Aggregates.
+
+
+def aggregate(records: Sequence[Recordish], max_steps: int = 30) -> dict[str, Any]:
+    """Means over a group of episodes (rates as fractions, not percents)."""
+    rows = [episode_metrics(r, max_steps) for r in records]
+    n = len(rows)
+    solved = sum(1 for m in rows if m["success"])
+    with_optimal = [m for m in rows if m["steps_over_optimal"] is not None]
+    ks = sorted({k for m in rows for k in m["progress_at"]})
+    return {
+        "n": n,
+        "n_solved": solved,
+        "n_solved_with_optimal": len(with_optimal),
+        "n_errors": sum(1 for m in rows if m["error"]),
+        "sr": solved / n if n else None,
+        "pr": _mean(m["progress"] for m in rows),
+        "steps": _mean(m["steps"] for m in rows),
+        "steps_over_optimal": _mean(m["steps_over_optimal"] for m in with_optimal),
+        "extra_steps": _mean(m["extra_steps"] for m in with_optimal),
+        "prompt_tokens_per_step": _mean(m["prompt_tokens_per_step"] for m in rows),
+        "all_prompt_tokens_per_step": _mean(m["all_prompt_tokens_per_step"] for m in rows),
+        "run_time_s": _mean(m["run_time_s"] for m in rows),
+        "executability": _mean(m["executability"] for m in rows),
+        "progress_at": {k: _mean(m["progress_at"].get(k) for m in rows) for k in ks},
+    }
+
+
+def _ratio(value: float | None, reference: float | None) -> float | None:
+    if value is None or reference is None or reference == 0:
+        return None
+    return value / reference
+
+
+def summarize(
+    records: Iterable[Recordish], max_steps: int = 30, reference: str = REFERENCE_AGENT
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """(domain, agent) -> `aggregate`, plus (OVERALL, agent) rows; with `context_rel` and `time_rel`.
+
+    `context_rel` / `time_rel` are the agent's mean prompt tokens per step / run time divided by the
+    reference agent's in the same domain (1.0 = the same; None when the reference was not run or used no
+    model). Overall rows divide the overall means.
+    """
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = defaultdict(list)
+    for item in records:
+        r = as_record(item)
+        groups[(r.domain, r.agent)].append(r)
+        groups[(OVERALL, r.agent)].append(r)
+    summary = {key: aggregate(rs, max_steps) for key, rs in groups.items()}
+    for (domain, _agent), row in summary.items():
+        ref = summary.get((domain, reference))
+        row["context_rel"] = _ratio(row["prompt_tokens_per_step"], ref and ref["prompt_tokens_per_step"])
+        row["time_rel"] = _ratio(row["run_time_s"], ref and ref["run_time_s"])
+    return dict(sorted(summary.items(), key=lambda kv: (kv[0][0] == OVERALL, kv[0])))
+
+
+def executability_by_step(records: Iterable[Recordish], max_steps: int = 30) -> dict[int, float | None]:
+    """Step index -> fraction of valid actions among the episodes that took that step (None: none did)."""
+    valid: dict[int, int] = defaultdict(int)
+    taken: dict[int, int] = defaultdict(int)
+    for item in records:
+        for step in as_record(item).trajectory:
+            taken[step.index] += 1
+            valid[step.index] += 1 if step.valid else 0
+    return {i: (valid[i] / taken[i] if taken[i] else None) for i in range(1, max_steps + 1)}
+
+
+# ------------------------------------------------------------------------------------------------
+# Significance.
+
+
+def paired_values(
+    records: Iterable[Recordish],
+    agent_a: str,
+    agent_b: str,
+    metric: str = "progress",
+    max_steps: int = 30,
+    domain: str | None = None,
+) -> list[tuple[tuple[str, str, str, int | None], float, float]]:
+    """Episodes of both agents on the same (domain, split, problem, seed): (pair key, value a, value b).
+
+    `metric` is "progress" (PR) or "steps" (budget steps); pairs come sorted by key.
+    """
+    if metric not in ("progress", "steps"):
+        raise ValueError(f"metric must be 'progress' or 'steps', not {metric!r}")
+    by_agent: dict[str, dict[tuple, float]] = {agent_a: {}, agent_b: {}}
+    for item in records:
+        r = as_record(item)
+        if r.agent not in by_agent or (domain is not None and r.domain != domain):
+            continue
+        value = float(r.progress) if metric == "progress" else float(budget_steps(r, max_steps))
+        by_agent[r.agent][(r.domain, r.split, r.problem, r.seed)] = value
+    a, b = by_agent[agent_a], by_agent[agent_b]
+    common = sorted(set(a) & set(b), key=lambda k: tuple("" if x is None else str(x) for x in k))
+    return [(k, a[k], b[k]) for k in common]
+
+
+#: Below this many non-zero differences a two-sided signed-rank p-value cannot reach 0.05 (2/2^5 = 0.0625).
+MIN_NONZERO_FOR_SIGNIFICANCE = 6
+
+
+def wilcoxon_paired(
+    records: Iterable[Recordish],
+    agent_a: str,
+    agent_b: str,
+    metric: str = "progress",
+    max_steps: int = 30,
+    domain: str | None = None,
+) -> dict[str, Any]:
+    """Wilcoxon signed-rank test (scipy.stats.wilcoxon, two-sided, zeros dropped) of a against b.
+
+    Always answers: with no pairs, or when every difference is zero, `statistic` and `p_value` are None and
+    `note` says why; with fewer than 6 non-zero differences the p-value is given with a note that it
+    cannot fall below 0.05.
+    """
+    pairs = paired_values(records, agent_a, agent_b, metric, max_steps, domain)
+    xs = [p[1] for p in pairs]
+    ys = [p[2] for p in pairs]
+    diffs = [x - y for x, y in zip(xs, ys)]
+    nonzero = sum(1 for d in diffs if d != 0)
+    result: dict[str, Any] = {
+        "agent_a": agent_a,
+        "agent_b": agent_b,
+        "metric": metric,
+        "domain": domain or OVERALL,
+        "n_pairs": len(pairs),
+        "n_nonzero": nonzero,
+        "mean_a": _mean(xs),
+        "mean_b": _mean(ys),
+        "mean_diff": _mean(diffs),
+        "statistic": None,
+        "p_value": None,
+        "note": "",
+    }
+    if not pairs:
+        result["note"] = "no paired episodes"
+        return result
+    if nonzero == 0:
+        result["note"] = "all paired differences are zero: no evidence of a difference (test undefined)"
+        return result
+    from scipy.stats import wilcoxon
+
+    test = wilcoxon(xs, ys)
+    statistic, p_value = float(test.statistic), float(test.pvalue)
+    result["statistic"] = None if math.isnan(statistic) else statistic
+    result["p_value"] = None if math.isnan(p_value) else p_value
+    if nonzero < MIN_NONZERO_FOR_SIGNIFICANCE:
+        result["note"] = f"only {nonzero} non-zero difference(s): p cannot fall below 0.05"
+    return result
+
+
+def wilcoxon_all_pairs(
+    records: Iterable[Recordish],
+    agents: Sequence[str],
+    max_steps: int = 30,
+    domains: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """`wilcoxon_paired` for every pair of `agents`, for PR and steps, overall and per domain in `domains`."""
+    records = [as_record(r) for r in records]
+    scopes: list[str | None] = [None, *(domains or [])]
+    results = []
+    for i, a in enumerate(agents):
+        for b in agents[i + 1 :]:
+            for scope in scopes:
+                for metric in ("progress", "steps"):
+                    results.append(wilcoxon_paired(records, a, b, metric, max_steps, scope))
+    return results

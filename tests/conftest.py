@@ -1,0 +1,143 @@
+"""Shared fixtures for the test suite.
+
+The parsed-task cache (`PDDLWORLDS_CACHE`) points at one temporary folder for the whole session, so tests
+never read or write the user's cache. The first load of each problem therefore pays for unified-planning's
+parser once per session; every later load is a cache hit. Worlds and environments are shared through the
+session-scoped factories below, so a problem is grounded once however many tests use it.
+
+A test that takes an argument named `domain_problem` is run once per public problem of every shipped domain
+(ids such as `blocksworld/problem1`); `domain_name` runs it once per shipped domain.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+
+import pytest
+
+_CACHE_VAR = "PDDLWORLDS_CACHE"
+_saved_cache_var: str | None = None
+_session_cache: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Set before collection: nothing may touch the user's cache, not even while collecting.
+    global _saved_cache_var, _session_cache
+    _saved_cache_var = os.environ.get(_CACHE_VAR)
+    _session_cache = tempfile.mkdtemp(prefix="pddlworlds-test-cache-")
+    os.environ[_CACHE_VAR] = _session_cache
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _session_cache is not None:
+        shutil.rmtree(_session_cache, ignore_errors=True)
+    if _saved_cache_var is None:
+        os.environ.pop(_CACHE_VAR, None)
+    else:
+        os.environ[_CACHE_VAR] = _saved_cache_var
+
+
+# --------------------------------------------------------------------------------------------------
+# The shipped domains and problems.
+
+SPLIT = "agentboard"
+
+
+def shipped_problems() -> list[tuple[str, str]]:
+    """(domain, problem) for every public problem, in catalogue order."""
+    from pddlworlds.catalogue import domains
+
+    return [(name, problem) for name, domain in domains().items() for problem in domain.problems(SPLIT)]
+
+
+def shipped_domains() -> list[str]:
+    from pddlworlds.catalogue import domains
+
+    return list(domains())
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "domain_problem" in metafunc.fixturenames:
+        pairs = shipped_problems()
+        metafunc.parametrize("domain_problem", pairs, ids=[f"{d}/{p}" for d, p in pairs])
+    if "domain_name" in metafunc.fixturenames:
+        metafunc.parametrize("domain_name", shipped_domains())
+
+
+@pytest.fixture(scope="session")
+def cache_dir() -> str:
+    """The session's parsed-task cache folder (also in the environment as PDDLWORLDS_CACHE)."""
+    assert _session_cache is not None
+    return _session_cache
+
+
+@pytest.fixture(scope="session")
+def world_of() -> Callable[[str, str], object]:
+    """`world_of(domain, problem)`: the `World` of a shipped problem, loaded once per session."""
+    from pddlworlds.catalogue import get_domain
+    from pddlworlds.world import World
+
+    worlds: dict[tuple[str, str], World] = {}
+
+    def get(domain: str, problem: str) -> World:
+        key = (domain, problem)
+        if key not in worlds:
+            d = get_domain(domain)
+            worlds[key] = World.load(d.domain_file, d.problem_file(problem, SPLIT))
+        return worlds[key]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def env_ids() -> list[str]:
+    """Every registered `pddlworlds/<Domain>-v0` id."""
+    from pddlworlds.registration import env_id
+
+    return [env_id(name) for name in shipped_domains()]
+
+
+@pytest.fixture(scope="session")
+def shared_env() -> Iterator[Callable[[str], object]]:
+    """`shared_env(domain)`: one `gym.make` environment per domain for the session (TimeLimit 30).
+
+    Tests that use it must `reset` first; they share it, so they must not rely on state left by others.
+    """
+    import gymnasium as gym
+
+    import pddlworlds  # noqa: F401  (registers the ids)
+    from pddlworlds.registration import env_id
+
+    envs: dict[str, gym.Env] = {}
+
+    def get(domain: str):
+        if domain not in envs:
+            envs[domain] = gym.make(env_id(domain))
+        return envs[domain]
+
+    yield get
+    for env in envs.values():
+        env.close()
+
+
+@pytest.fixture
+def make_env() -> Iterator[Callable[..., object]]:
+    """`make_env(id_or_domain, **kwargs)`: a fresh `gym.make` environment, closed after the test."""
+    import gymnasium as gym
+
+    import pddlworlds  # noqa: F401
+    from pddlworlds.registration import env_id
+
+    made: list[gym.Env] = []
+
+    def make(name: str, **kwargs):
+        env = gym.make(name if "/" in name else env_id(name), **kwargs)
+        made.append(env)
+        return env
+
+    yield make
+    for env in made:
+        env.close()
