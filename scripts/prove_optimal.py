@@ -12,9 +12,11 @@ admissible heuristic, optionally with optimality-preserving stubborn-set pruning
 search finished with "Solution found", and the plan was validated against the original
 task with unified-planning.
 
-The index is rewritten atomically after every problem, so partial results survive an
+Only the ``agentboard`` split runs unless ``--splits`` says otherwise. The index is
+updated after every problem (locked read-modify-write under ``index.csv.lock``, atomic
+replace; rows of other problems and splits are kept), so partial results survive an
 interruption; rows already in the index are skipped (``--retry-unproven`` reruns rows
-with ``optimal=false``).  ``--check-satisficing`` instead runs ``lama-first`` and checks
+with ``optimal=false``, ``--force`` reruns all).  ``--check-satisficing`` instead runs ``lama-first`` and checks
 that its plan is never shorter than the recorded optimum (``planners/lama_first_check.csv``).
 
 Examples::
@@ -91,7 +93,7 @@ def _astar(name: str, search: str, proof: str) -> Config:
 
 
 _ASTAR_PROOF = "A* with admissible heuristic {h} finished"
-_ACSS = ("; atom-centric stubborn sets prune only non-optimal interleavings "
+_ACSS = ("; atom-centric stubborn sets keep an optimal plan from every state "
          "(optimality-preserving partial-order reduction)")
 
 CONFIGS: dict[str, Config] = {c.name: c for c in [

@@ -423,7 +423,7 @@ def test_ray_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")]))
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        plan = small_plan(seeds=[0])
+        plan = small_plan(seeds=[0], problems={"blocksworld": ["problem1", "problem2"]})
         result = run_evaluation(plan, tmp_path / "ray", workers=1, backend="ray", progress=False)
         clean = run_evaluation(plan, tmp_path / "local", progress=False)
     finally:

@@ -52,7 +52,12 @@ class World:
         # Written once: the sentences of every atom (true, false) and the goal.
         self._said = tuple(templates.sentence(atom) for atom in self.task.atoms)
         self._said_dot = tuple(sentence + "." for sentence in self._said)
-        self._unsaid = tuple(templates.sentence(atom, true=False) for atom in self.task.atoms)
+        # False-form sentences are written to follow "Cannot ...:", so they may start in lower case; as a
+        # sentence of their own they start with a capital unless they start with an object's name.
+        objects = {name for name, _ in task.objects}
+        self._unsaid = tuple(
+            _capitalised(templates.sentence(atom, true=False), objects) for atom in self.task.atoms
+        )
         self._goal_text = "The goal is to satisfy the following conditions: " + ", ".join(
             templates.sentence((n, args), true=positive) for n, args, positive in task.goal
         ) + "."
@@ -179,3 +184,8 @@ def _bits(mask: int):
 
 def _sentence(text: str) -> str:
     return text + "."
+
+
+def _capitalised(text: str, objects: set[str]) -> str:
+    first = text.split(" ", 1)[0]
+    return text if not text or first in objects else text[0].upper() + text[1:]

@@ -235,7 +235,8 @@ def add_eval_parsers(subparsers: Any) -> None:
                    f"{DEFAULT_LIMIT} with the shortest optimal plan, unless --problems is given)")
     p.add_argument("--problems", default=None, help="comma-separated problem names (or domain:name)")
     p.add_argument("--seeds", default="0", help="seeds: 0, 0,1,2 or 0-4")
-    p.add_argument("--workers", type=int, default=1, help="episodes played at once")
+    p.add_argument("--workers", type=int, default=None, help="episodes played at once (default: a process per "
+                   "core, at most 8, for the embedded model; 4 threads for a server; 1 without a model)")
     p.add_argument("--backend", default="local", choices=["local", "ray"], help="where episodes run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")

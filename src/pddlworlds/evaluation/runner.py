@@ -564,7 +564,7 @@ def run_evaluation(
     plan: RunPlan,
     out: str | os.PathLike[str],
     *,
-    workers: int = 1,
+    workers: int | None = 1,
     backend: str = "local",
     progress: bool = True,
     on_line: Callable[[dict[str, Any]], None] | None = None,
@@ -575,11 +575,14 @@ def run_evaluation(
     `backend` "local" plays in this process (`workers` = 1), in threads (a server, or no model) or in
     spawned processes (the embedded model, one per process); "ray" hands episodes to Ray actors.
     `parallel` ("auto", "process" or "thread") overrides that choice for local workers > 1.
+    `workers=None` picks for the model: the embedded one gets a process per core (at most 8), each
+    llama.cpp running one thread (faster than one process running several on a busy machine: its
+    threads spin while they wait for each other); a server gets 4 threads; agents without a model 1.
     Raises `EvaluationError` (and `ConfigMismatchError`) before anything runs when the plan cannot run.
     """
     if backend not in ("local", "ray"):
         raise EvaluationError(f"unknown --backend {backend!r}; backends: local, ray")
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise EvaluationError("--workers must be at least 1")
     if parallel not in ("auto", "process", "thread"):
         raise EvaluationError(f"unknown parallel mode {parallel!r}; modes: auto, process, thread")
@@ -592,7 +595,9 @@ def run_evaluation(
     needs_llm = plan.needs_llm()
     if not needs_llm:
         plan = dataclasses.replace(plan, backend=BackendSpec("none"))
-    elif plan.backend.kind == "embedded" and workers > 1:
+    if workers is None:
+        workers = auto_workers(plan.backend.kind)
+    if plan.backend.kind == "embedded" and workers > 1 and backend == "local":
         threads = max(1, (_cpu_count() // workers))
         plan = dataclasses.replace(plan, backend=dataclasses.replace(plan.backend, n_threads=threads))
     llm = _prepare_llm(plan) if needs_llm else None
@@ -631,6 +636,15 @@ def run_evaluation(
             _play(plan, todo, store, result, llm, workers, backend, progress, on_line,
                   len(episodes) - len(todo), parallel)
     return result
+
+
+def auto_workers(kind: str) -> int:
+    """Episodes at once when the user did not say: see `run_evaluation`."""
+    if kind == "embedded":
+        return max(1, min(_cpu_count(), 8))
+    if kind == "openai":
+        return 4
+    return 1
 
 
 def _cpu_count() -> int:
@@ -706,6 +720,7 @@ def _play(
         if on_line is not None:
             on_line(line)
 
+    workers = max(1, min(workers, len(todo)))
     try:
         if backend == "ray":
             _play_ray(plan, todo, workers, handle)
