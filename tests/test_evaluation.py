@@ -1,5 +1,10 @@
 """Evaluation: metrics against hand-computed values, resumable runs (SIGKILL included), config checks,
-the report from a fixture run, Wilcoxon against scipy, and the CLI's refusals."""
+the report from a fixture run, Wilcoxon against scipy, and the CLI's refusals.
+
+tests/fixtures/eval_run is a real run of the scripted agents, made with
+    python -m pddlworlds.evaluation.cli eval --agents expert,random --limit 2 \
+        --out tests/fixtures/eval_run --no-report && rm tests/fixtures/eval_run/.lock
+"""
 
 from __future__ import annotations
 
@@ -22,7 +27,6 @@ from pddlworlds.evaluation.report import load_run, write_report
 from pddlworlds.evaluation.runner import (
     BackendSpec,
     ConfigMismatchError,
-    EvaluationError,
     RunPlan,
     RunStore,
     run_evaluation,
@@ -44,27 +48,83 @@ def _fixture_agents(monkeypatch: pytest.MonkeyPatch) -> None:
 # Metrics on hand-made records (budget 10 steps, so progress is read at k = 5 and 10).
 
 
-def step(i: int, valid: bool, progress: float, tokens: int = 0, calls: list[LLMCall] | None = None) -> StepRecord:
-    return StepRecord(i, f"a{i}", f"o{i}", valid, "action" if valid else "invalid", progress, tokens, calls=calls or [])
+def step(
+    i: int, valid: bool, progress: float, tokens: int = 0, calls: list[LLMCall] | None = None
+) -> StepRecord:
+    return StepRecord(
+        i, f"a{i}", f"o{i}", valid, "action" if valid else "invalid", progress, tokens, calls=calls or []
+    )
 
 
-def episode(agent: str, problem: str, success: bool, progress: float, trajectory: list[StepRecord],
-            optimal: int | None, run_time: float, seed: int = 0, domain: str = "blocksworld") -> EpisodeRecord:
-    return EpisodeRecord(agent, domain, "agentboard", problem, seed, success, progress, len(trajectory), optimal,
-                         run_time, "goal", "obs", trajectory=trajectory)
+def episode(
+    agent: str,
+    problem: str,
+    success: bool,
+    progress: float,
+    trajectory: list[StepRecord],
+    optimal: int | None,
+    run_time: float,
+    seed: int = 0,
+    domain: str = "blocksworld",
+) -> EpisodeRecord:
+    return EpisodeRecord(
+        agent,
+        domain,
+        "agentboard",
+        problem,
+        seed,
+        success,
+        progress,
+        len(trajectory),
+        optimal,
+        run_time,
+        "goal",
+        "obs",
+        trajectory=trajectory,
+    )
 
 
 def hand_records() -> list[EpisodeRecord]:
-    a = episode("standard", "p1", True, 1.0, [step(1, True, 0.0, 100), step(2, False, 0.0, 120),
-                                               step(3, True, 0.5, 140), step(4, True, 1.0, 160)], 3, 2.0)
-    b = episode("standard", "p2", False, 0.5,
-                [step(i, i % 2 == 1, 0.5 if i >= 7 else 0.0, 50) for i in range(1, 11)], 6, 4.0)
-    c = episode("hiagent", "p1", True, 1.0,
-                [step(1, True, 0.5, 60),
-                 step(2, True, 0.5, 60, [LLMCall("action", 60, 5, 0.1, "x"), LLMCall("summary", 40, 5, 0.1, "y")]),
-                 step(3, True, 1.0, 60)], 3, 1.0)
-    d = episode("hiagent", "p2", False, 0.75,
-                [step(i, i != 10, 0.25 if i < 8 else 0.75, 30) for i in range(1, 11)], 6, 2.0)
+    a = episode(
+        "standard",
+        "p1",
+        True,
+        1.0,
+        [step(1, True, 0.0, 100), step(2, False, 0.0, 120), step(3, True, 0.5, 140), step(4, True, 1.0, 160)],
+        3,
+        2.0,
+    )
+    b = episode(
+        "standard",
+        "p2",
+        False,
+        0.5,
+        [step(i, i % 2 == 1, 0.5 if i >= 7 else 0.0, 50) for i in range(1, 11)],
+        6,
+        4.0,
+    )
+    c = episode(
+        "hiagent",
+        "p1",
+        True,
+        1.0,
+        [
+            step(1, True, 0.5, 60),
+            step(2, True, 0.5, 60, [LLMCall("action", 60, 5, 0.1, "x"), LLMCall("summary", 40, 5, 0.1, "y")]),
+            step(3, True, 1.0, 60),
+        ],
+        3,
+        1.0,
+    )
+    d = episode(
+        "hiagent",
+        "p2",
+        False,
+        0.75,
+        [step(i, i != 10, 0.25 if i < 8 else 0.75, 30) for i in range(1, 11)],
+        6,
+        2.0,
+    )
     return [a, b, c, d]
 
 
@@ -93,13 +153,17 @@ def test_summary_by_hand() -> None:
     assert std["context_rel"] == 1.0 and std["time_rel"] == 1.0
     assert (hi["sr"], hi["pr"], hi["steps"]) == (0.5, 0.875, 6.5)
     assert hi["steps_over_optimal"] == 1.0 and hi["extra_steps"] == 0.0
-    assert hi["prompt_tokens_per_step"] == 45 and hi["all_prompt_tokens_per_step"] == pytest.approx((220 / 3 + 30) / 2)
+    assert hi["prompt_tokens_per_step"] == 45 and hi["all_prompt_tokens_per_step"] == pytest.approx(
+        (220 / 3 + 30) / 2
+    )
     assert hi["context_rel"] == 0.5 and hi["time_rel"] == 0.5
     assert hi["executability"] == pytest.approx(0.95)
     assert hi["progress_at"] == {5: pytest.approx((1.0 + 0.25) / 2), 10: 0.875}
     assert s[(M.OVERALL, "hiagent")]["n"] == 2  # one domain: overall equals it
     by_step = M.executability_by_step([r for r in hand_records()], 10)
-    assert by_step[1] == 1.0 and by_step[2] == 0.5 and by_step[4] == pytest.approx(2 / 3) and by_step[10] == 0.0
+    assert (
+        by_step[1] == 1.0 and by_step[2] == 0.5 and by_step[4] == pytest.approx(2 / 3) and by_step[10] == 0.0
+    )
 
 
 def test_metrics_accept_stored_lines() -> None:
@@ -132,8 +196,19 @@ def test_wilcoxon_matches_scipy() -> None:
         assert got["p_value"] == pytest.approx(float(expected.pvalue))
     # synthetic data with ties and zeros, across seeds
     rs = []
-    for i, (x, y) in enumerate([(0.5, 0.25), (1, 1), (0.75, 0.5), (0.2, 0.6), (1, 0.5), (0.9, 0.1), (0.3, 0.3),
-                                (1, 0.25), (0.6, 0.4)]):
+    for i, (x, y) in enumerate(
+        [
+            (0.5, 0.25),
+            (1, 1),
+            (0.75, 0.5),
+            (0.2, 0.6),
+            (1, 0.5),
+            (0.9, 0.1),
+            (0.3, 0.3),
+            (1, 0.25),
+            (0.6, 0.4),
+        ]
+    ):
         rs.append(episode("a", f"p{i % 3}", x == 1, x, [], None, 1.0, seed=i))
         rs.append(episode("b", f"p{i % 3}", y == 1, y, [], None, 1.0, seed=i))
     pairs = M.paired_values(rs, "a", "b")
@@ -149,8 +224,12 @@ def test_wilcoxon_matches_scipy() -> None:
 
 
 def small_plan(**kw) -> RunPlan:
-    base = dict(agents=[WALKER], problems={"blocksworld": ["problem1", "problem2"], "tyreworld": ["p01"]},
-                seeds=[0, 1], max_steps=8)
+    base = {
+        "agents": [WALKER],
+        "problems": {"blocksworld": ["problem1", "problem2"], "tyreworld": ["p01"]},
+        "seeds": [0, 1],
+        "max_steps": 8,
+    }
     base.update(kw)
     return RunPlan(**base)
 
@@ -198,9 +277,28 @@ def test_config_mismatch_is_refused(tmp_path: Path) -> None:
     message = str(info.value)
     assert "max_steps (stored 8, now 9)" in message and "seeds" in message and "refusing to resume" in message
     assert "problems" not in message
-    code, _, err = run_cli(["eval", "--agents", WALKER, "--domains", "blocksworld", "--limit", "1",
-                            "--max-steps", "8", "--out", str(tmp_path), "--no-progress"])
-    assert code == 2 and "differing keys" in err and "problems.blocksworld" in err and "problems.tyreworld" in err
+    code, _, err = run_cli(
+        [
+            "eval",
+            "--agents",
+            WALKER,
+            "--domains",
+            "blocksworld",
+            "--limit",
+            "1",
+            "--max-steps",
+            "8",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
+    assert (
+        code == 2
+        and "differing keys" in err
+        and "problems.blocksworld" in err
+        and "problems.tyreworld" in err
+    )
 
 
 def test_failures_are_logged_and_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,36 +323,45 @@ def test_parallel_pools_match_sequential(tmp_path: Path) -> None:
 
 
 def test_resume_after_sigkill(tmp_path: Path) -> None:
+    """Kill a two-worker run with SIGKILL part-way; the same command finishes it with nothing lost or
+    duplicated, and the result equals a clean run's."""
     out = tmp_path / "killed"
-    args = ["eval", "--agents", WALKER, "--domains", "blocksworld,tyreworld", "--limit", "3",
-            "--seeds", "0-1", "--max-steps", "10", "--out", str(out), "--no-progress", "--no-report"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")]),
-           "PW_EVAL_STEP_SLEEP": "0.02"}
-    proc = subprocess.Popen([sys.executable, "-m", "pddlworlds.evaluation.cli", *args, "--workers", "2"],
-                            env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    agents = ["random", WALKER]
+    args = ["eval", "--agents", ",".join(agents), "--domains", "blocksworld,tyreworld", "--limit", "3"]
+    args += ["--seeds", "0-1", "--max-steps", "10", "--out", str(out), "--no-progress", "--no-report"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")]),
+        "PW_EVAL_STEP_SLEEP": "0.02",  # the walker's steps are slow, so the kill lands mid-run
+    }
+    command = [sys.executable, "-m", "pddlworlds.evaluation.cli", *args]
+    proc = subprocess.Popen(
+        [*command, "--workers", "2"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     path = out / "episodes.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if path.exists() and path.read_bytes().count(b"\n") >= 3:
+        if path.exists() and path.read_bytes().count(b"\n") >= 5:
             break
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     stopped = path.read_bytes().count(b"\n")
-    assert 3 <= stopped < 12, "the run was not killed part-way"
+    assert 5 <= stopped < 24, "the run was not killed part-way"
     env["PW_EVAL_STEP_SLEEP"] = "0"
-    done = subprocess.run([sys.executable, "-m", "pddlworlds.evaluation.cli", *args],
-                          env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        command, env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
-    assert f"12/12 episodes stored ({12 - stopped} new)" in done.stderr
+    assert f"24/24 episodes stored ({24 - stopped} new)" in done.stderr
     resumed = RunStore(out).load_lines()
     keys = [(x["agent"], x["domain"], x["problem"], x["seed"]) for x in resumed]
-    assert len(keys) == len(set(keys)) == 12
+    assert len(keys) == len(set(keys)) == 24
     clean = run_evaluation(
-        RunPlan(agents=[WALKER], problems={d: p for d, p in resumed_problems(out).items()}, seeds=[0, 1],
-                max_steps=10),
-        tmp_path / "clean", progress=False,
+        RunPlan(agents=agents, problems=resumed_problems(out), seeds=[0, 1], max_steps=10),
+        tmp_path / "clean",
+        progress=False,
     )
     assert comparable(resumed) == comparable(clean.lines)
 
@@ -285,8 +392,20 @@ def test_server_down_fails_fast(tmp_path: Path) -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     start = time.monotonic()
-    code, _, err = run_cli(["eval", "--agents", "pw_eval_agents:chatter", "--llm", "openai:gpt-4o-mini",
-                            "--base-url", f"http://127.0.0.1:{port}/v1", "--out", str(tmp_path / "r"), "--no-progress"])
+    code, _, err = run_cli(
+        [
+            "eval",
+            "--agents",
+            "pw_eval_agents:chatter",
+            "--llm",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--out",
+            str(tmp_path / "r"),
+            "--no-progress",
+        ]
+    )
     assert code == 2 and "not available" in err and f"127.0.0.1:{port}" in err
     assert time.monotonic() - start < 10
     assert not (tmp_path / "r" / "episodes.jsonl").exists()
@@ -296,17 +415,40 @@ def test_openai_backend_with_threads(tmp_path: Path) -> None:
     from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
     with FakeOpenAIServer("check valid actions") as srv:
-        plan = RunPlan(agents=["pw_eval_agents:chatter"], problems={"blocksworld": ["problem1", "problem2"]},
-                       max_steps=3, backend=BackendSpec("openai", model="fake-model", base_url=srv.base_url))
+        plan = RunPlan(
+            agents=["pw_eval_agents:chatter"],
+            problems={"blocksworld": ["problem1", "problem2"]},
+            max_steps=3,
+            backend=BackendSpec("openai", model="fake-model", base_url=srv.base_url),
+        )
         result = run_evaluation(plan, tmp_path, workers=2, progress=False)
         base_url = srv.base_url
     config = result.config
     assert config["llm"]["backend"] == "openai" and config["llm"]["model"] == "fake-model"
     assert config["llm"]["base_url"].rstrip("/") == base_url.rstrip("/")
     assert config["agents"] == {"pw_eval_agents:chatter": {"style": "plain"}}
-    assert result.complete and all(s["prompt_tokens"] > 0 for line in result.lines for s in line["trajectory"])
+    assert result.complete and all(
+        s["prompt_tokens"] > 0 for line in result.lines for s in line["trajectory"]
+    )
     summary = M.summarize(result.lines, 3)
     assert summary[("blocksworld", "pw_eval_agents:chatter")]["prompt_tokens_per_step"] > 0
+
+
+def test_server_gone_mid_run_stops_without_storing(tmp_path: Path) -> None:
+    from pddlworlds.evaluation.runner import RunStopped
+    from pddlworlds.testing.fake_openai import FakeOpenAIServer
+
+    srv = FakeOpenAIServer("check valid actions").start()
+    plan = RunPlan(
+        agents=["pw_eval_agents:chatter"],
+        problems={"blocksworld": ["problem1", "problem2"]},
+        max_steps=1,
+        backend=BackendSpec("openai", model="fake-model", base_url=srv.base_url),
+    )
+    with pytest.raises(RunStopped, match="went away"):
+        run_evaluation(plan, tmp_path, progress=False, on_line=lambda line: srv.stop())
+    stored = RunStore(tmp_path).load_lines()
+    assert [line["problem"] for line in stored] == ["problem1"]  # the failed episode will be played again
 
 
 # ------------------------------------------------------------------------------------------------
@@ -342,13 +484,16 @@ def test_cli_backend_choice_and_ray_hint(tmp_path: Path, monkeypatch: pytest.Mon
     code, _, err = run_cli(["eval", "--agents", WALKER, "--backend", "spark", "--out", str(tmp_path)])
     assert code == 2 and "invalid choice: 'spark'" in err and "local" in err and "ray" in err
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
-    code, _, err = run_cli(["eval", "--agents", WALKER, "--backend", "ray", "--out", str(tmp_path / "r"),
-                            "--no-progress"])
+    code, _, err = run_cli(
+        ["eval", "--agents", WALKER, "--backend", "ray", "--out", str(tmp_path / "r"), "--no-progress"]
+    )
     assert code == 2 and "pip install 'pddlworlds[ray]'" in err
 
 
 def test_parse_seeds() -> None:
-    assert parse_seeds("0") == [0] and parse_seeds("0,2, 5") == [0, 2, 5] and parse_seeds("1-3,3") == [1, 2, 3]
+    assert (
+        parse_seeds("0") == [0] and parse_seeds("0,2, 5") == [0, 2, 5] and parse_seeds("1-3,3") == [1, 2, 3]
+    )
 
 
 def plan_for(argv: list[str]):
@@ -363,7 +508,11 @@ def plan_for(argv: list[str]):
 
 def test_problem_selection(capsys: pytest.CaptureFixture[str]) -> None:
     plan = plan_for(["--agents", WALKER, "--problems", "p01,blocksworld:problem3,p02", "--seeds", "0-2"])
-    assert plan.problems == {"barman": ["p01", "p02"], "blocksworld": ["problem3"], "tyreworld": ["p01", "p02"]}
+    assert plan.problems == {
+        "barman": ["p01", "p02"],
+        "blocksworld": ["problem3"],
+        "tyreworld": ["p01", "p02"],
+    }
     assert plan.seeds == [0, 1, 2] and len(plan.episodes()) == 5 * 3
     assert "leaving them out" in capsys.readouterr().err
     assert plan_for(["--agents", WALKER, "--domains", "gripper", "--limit", "2"]).problems == {
@@ -385,9 +534,18 @@ def test_report_from_fixture(tmp_path: Path) -> None:
     code, stdout, err = run_cli(["report", str(out)])
     assert code == 0, err
     text = (out / "report.md").read_text()
-    for needle in ("Table 1 layout", "| Domain | Agent | n | SR % | PR % | Steps | Context % | Time %",
-                   "Blocksworld", "Overall", "expert (planner)", "steps / optimal", "PR@30 %",
-                   "Wilcoxon", "| expert (planner) | random | Overall | PR %", "none of those agents is in this run"):
+    for needle in (
+        "Table 1 layout",
+        "| Domain | Agent | n | SR % | PR % | Steps | Context % | Time %",
+        "Blocksworld",
+        "Overall",
+        "expert (planner)",
+        "steps / optimal",
+        "PR@30 %",
+        "Wilcoxon",
+        "| expert (planner) | random | Overall | PR %",
+        "none of those agents is in this run",
+    ):
         assert needle in text, needle
     for png in ("progress.png", "executability.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -401,7 +559,9 @@ def test_report_shows_paper_numbers_beside_ours(tmp_path: Path) -> None:
     out = tmp_path / "run"
     shutil.copytree(FIXTURE_RUN, out)
     lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
-    renamed = [{**line, "agent": {"expert": "hiagent", "random": "standard"}[line["agent"]]} for line in lines]
+    renamed = [
+        {**line, "agent": {"expert": "hiagent", "random": "standard"}[line["agent"]]} for line in lines
+    ]
     (out / "episodes.jsonl").write_text("".join(json.dumps(line) + "\n" for line in renamed))
     config = json.loads((out / "config.json").read_text())
     config["agents"] = {"hiagent": {}, "standard": {}}

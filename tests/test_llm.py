@@ -208,3 +208,11 @@ def test_embedded_prefix_cache_speeds_up_growing_prompt(embedded: EmbeddedLLM) -
     assert cold.error is None and warm.error is None
     assert warm.prompt_tokens > cold.prompt_tokens > 250
     assert warm.latency_s < 0.6 * cold.latency_s, (cold.latency_s, warm.latency_s)
+
+
+def test_plain_format_ends_on_the_action_cue_or_a_new_line():
+    from pddlworlds.llm import Message, format_plain
+
+    text = format_plain([Message("system", "Rules."), Message("user", "Goal: x.\nYour next action.\nAction:")])
+    assert text == "Rules.\n\nGoal: x.\nYour next action.\nAction:"
+    assert format_plain([Message("system", "Rules."), Message("user", "Summarise:")]).endswith("Summarise:\n")

@@ -30,6 +30,7 @@ __all__ = [
     "OpenAICompatibleLLM",
     "default_model_path",
     "format_gemma_chat",
+    "format_plain",
 ]
 
 INSTALL_HINT = "pip install 'pddlworlds[llm]'"
@@ -146,6 +147,17 @@ def format_gemma_chat(messages: Sequence[Message]) -> str:
     return "".join(parts)
 
 
+def format_plain(messages: Sequence[Message]) -> str:
+    """The messages as one continuous text, for a pretrained (not instruction-tuned) model.
+
+    A base model does not know chat turns: wrapped in Gemma's chat template, the default 270M model
+    repeats the start of the prompt, while the same text as a plain document that ends on the cue
+    ("...Action:") gets continued with an action. A cue that does not end on "Action:" gets a new line.
+    """
+    text = "\n\n".join(m.content.strip() for m in messages if m.content.strip())
+    return text if text.endswith("Action:") else text + "\n"
+
+
 class _LoadedModels:
     """Process-wide cache of loaded llama.cpp models: loading costs seconds and ~400 MB each.
 
@@ -190,11 +202,12 @@ class EmbeddedLLM:
         self,
         model_path: str | os.PathLike[str] | None = None,
         *,
-        n_ctx: int = 8192,
+        n_ctx: int = 16384,
         n_threads: int | None = None,
         seed: int = 0,
         verbose: bool = False,
         swa_full: bool = True,
+        prompt_format: str = "auto",
     ) -> None:
         try:
             import llama_cpp
@@ -209,6 +222,11 @@ class EmbeddedLLM:
         self.seed = seed
         self._model_id = DEFAULT_MODEL_ID if model_path is None else _model_id_from_path(self.model_path)
         self._sha256: str | None = None
+        if prompt_format not in ("auto", "chat", "plain"):
+            raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
+        if prompt_format == "auto":  # instruction-tuned GGUFs are named "-it"; the default one is not
+            prompt_format = "chat" if "-it" in self.model_path.name.lower() else "plain"
+        self.prompt_format = prompt_format
 
         def load() -> Any:
             return llama_cpp.Llama(
@@ -257,7 +275,7 @@ class EmbeddedLLM:
         stop: Sequence[str] = (),
         temperature: float = 0.0,
     ) -> Completion:
-        prompt = format_gemma_chat(messages)
+        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
         start = time.perf_counter()
         with self._lock:
             tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)

@@ -425,7 +425,8 @@ def render_subgoals(subgoals, *, hide_finished: bool) -> str:
 
 
 def standard_cue() -> str:
-    return "Your next action (Action: <action>):"
+    # Ends on "Action:" so that a pretrained model, given the prompt as plain text, continues with one.
+    return "Your next action.\nAction:"
 
 
 def hiagent_cue(current: int | None, *, forced: bool = False) -> str:

@@ -1,9 +1,9 @@
 """Evaluating agents: resumable runs (`runner`), metrics (`metrics`), reports (`report`), the CLI (`cli`).
 
-    from pddlworlds.evaluation import RunPlan, run_evaluation, write_report
-    plan = RunPlan(agents=["expert", "random"], problems={"blocksworld": ["problem1"]})
-    run_evaluation(plan, "runs/demo")
-    write_report("runs/demo")
+from pddlworlds.evaluation import RunPlan, run_evaluation, write_report
+plan = RunPlan(agents=["expert", "random"], problems={"blocksworld": ["problem1"]})
+run_evaluation(plan, "runs/demo")
+write_report("runs/demo")
 """
 
 from __future__ import annotations

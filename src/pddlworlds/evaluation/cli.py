@@ -105,7 +105,9 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
     for d in domain_names:
         names = get_domain(d).problems(split)
         lengths = optimal_lengths(d, split)
-        ranked = sorted(range(len(names)), key=lambda i: (names[i] not in lengths, lengths.get(names[i], 0), i))
+        ranked = sorted(
+            range(len(names)), key=lambda i: (names[i] not in lengths, lengths.get(names[i], 0), i)
+        )
         chosen[d] = [names[i] for i in ranked[:n]]
     return chosen
 
@@ -130,7 +132,9 @@ def build_plan(args: argparse.Namespace) -> Any:
         wanted = known
     unknown = [d for d in wanted if d not in known]
     if unknown:
-        raise ValueError(f"unknown domain(s) {', '.join(map(repr, unknown))}; domains: {', '.join(known)}, or all")
+        raise ValueError(
+            f"unknown domain(s) {', '.join(map(repr, unknown))}; domains: {', '.join(known)}, or all"
+        )
     wanted = list(dict.fromkeys(wanted))
 
     backend = parse_llm(args.llm, args.base_url, args.api_key)
@@ -144,8 +148,10 @@ def build_plan(args: argparse.Namespace) -> Any:
     if problems is not None:
         left_out = [d for d in wanted if d not in selected]
         if left_out:
-            print(f"note: no problem named in --problems exists in {', '.join(left_out)}; leaving them out",
-                  file=sys.stderr)
+            print(
+                f"note: no problem named in --problems exists in {', '.join(left_out)}; leaving them out",
+                file=sys.stderr,
+            )
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
     return RunPlan(
@@ -221,23 +227,42 @@ def add_eval_parsers(subparsers: Any) -> None:
         "OUT/episodes.jsonl. The same command with the same --out resumes a stopped run. Without --limit "
         f"or --problems, each domain contributes its {DEFAULT_LIMIT} problem(s) with the shortest optimal plan: "
         "the quick default run.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated agent names, 'all', or package.module:factory")
-    p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all'")
-    p.add_argument("--split", default="agentboard", help="problem split")
-    p.add_argument("--llm", default="embedded", help="embedded, embedded:PATH.gguf, or openai:MODEL")
+    p.add_argument(
+        "--agents",
+        default=DEFAULT_AGENTS,
+        help=f"comma-separated agent names, 'all', or package.module:factory (default: {DEFAULT_AGENTS})",
+    )
+    p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all' (default)")
+    p.add_argument("--split", default="agentboard", help="problem split (default: agentboard)")
+    p.add_argument(
+        "--llm", default="embedded", help="embedded (default), embedded:PATH.gguf, or openai:MODEL"
+    )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
-    p.add_argument("--max-steps", type=int, default=30, help="step budget per episode")
-    p.add_argument("--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder")
-    p.add_argument("--limit", type=int, default=None, help="first N problems per domain (default: the "
-                   f"{DEFAULT_LIMIT} with the shortest optimal plan, unless --problems is given)")
+    p.add_argument("--max-steps", type=int, default=30, help="step budget per episode (default: 30)")
+    p.add_argument(
+        "--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder (default: runs/<today>)"
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="first N problems per domain (default: the "
+        f"{DEFAULT_LIMIT} with the shortest optimal plan, unless --problems is given)",
+    )
     p.add_argument("--problems", default=None, help="comma-separated problem names (or domain:name)")
-    p.add_argument("--seeds", default="0", help="seeds: 0, 0,1,2 or 0-4")
-    p.add_argument("--workers", type=int, default=None, help="episodes played at once (default: a process per "
-                   "core, at most 8, for the embedded model; 4 threads for a server; 1 without a model)")
-    p.add_argument("--backend", default="local", choices=["local", "ray"], help="where episodes run")
+    p.add_argument("--seeds", default="0", help="seeds: 0 (default), 0,1,2 or 0-4")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="episodes played at once (default: a process per "
+        "core, at most 8, for the embedded model; 4 threads for a server; 1 without a model)",
+    )
+    p.add_argument(
+        "--backend", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
     p.set_defaults(func=cmd_eval)

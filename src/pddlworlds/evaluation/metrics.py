@@ -27,22 +27,22 @@ from typing import Any
 from ..records import EpisodeRecord
 
 __all__ = [
+    "OVERALL",
     "PROGRESS_STEPS",
     "REFERENCE_AGENT",
-    "OVERALL",
-    "as_record",
-    "episode_key",
-    "budget_steps",
-    "progress_at",
-    "executability",
-    "prompt_tokens_per_step",
-    "episode_metrics",
     "aggregate",
-    "summarize",
+    "as_record",
+    "budget_steps",
+    "episode_key",
+    "episode_metrics",
+    "executability",
     "executability_by_step",
     "paired_values",
-    "wilcoxon_paired",
+    "progress_at",
+    "prompt_tokens_per_step",
+    "summarize",
     "wilcoxon_all_pairs",
+    "wilcoxon_paired",
 ]
 
 #: The step counts of the paper's progress-over-steps figure.

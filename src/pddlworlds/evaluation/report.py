@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 PAPER_SOURCE = (
-    "HiAgent paper (Hu et al., 2024, \"HiAgent: Hierarchical Working Memory Management for Solving "
+    'HiAgent paper (Hu et al., 2024, "HiAgent: Hierarchical Working Memory Management for Solving '
     "Long-Horizon Agent Tasks with Large Language Model\"), Table 1: GPT-4-turbo on AgentBoard's PDDL tasks, "
     "30 steps; as quoted in docs/method.md section 4"
 )
@@ -125,7 +125,10 @@ PAPER_COLUMNS = ["Paper SR %", "Paper PR %", "Paper steps", "Paper context %", "
 
 
 def main_table_rows(
-    summary: dict[tuple[str, str], dict[str, Any]], agents: Sequence[str], domains: Sequence[str], with_paper: bool
+    summary: dict[tuple[str, str], dict[str, Any]],
+    agents: Sequence[str],
+    domains: Sequence[str],
+    with_paper: bool,
 ) -> list[list[str]]:
     """Rows domain x agent (then overall) of the paper's Table 1 layout, as text cells."""
     rows = []
@@ -324,55 +327,77 @@ def write_report(out: str | Path, plots: bool = True) -> Path:
     planned = len(specs_from(config)) if config else None
     errors = sum(1 for line in lines if line.get("error"))
 
-    md: list[str] = [f"# Evaluation report: `{out}`", ""]
-    md += [
-        f"- split: **{config.get('split', lines[0]['split'])}**; step budget: {data['max_steps']}; "
-        f"seeds: {', '.join(map(str, config.get('seeds', []))) or '–'}",
-        f"- agents: {', '.join(f'{_label(a)} (`{a}`)' for a in agents)}",
-        f"- model: {_describe_model(config)}; prompts version: {config.get('prompts_version') or '–'}; "
-        f"pddlworlds {config.get('package_version', '?')}",
-        f"- problems: "
-        + "; ".join(f"{d}: {', '.join(p)}" for d, p in config.get("problems", {}).items()),
-        f"- episodes: {len(lines)}" + (f" of {planned} planned" if planned is not None else "")
-        + (" (**incomplete run**: resume it with the same `eval` command)" if planned and len(lines) < planned else "")
-        + (f"; {errors} stopped by an error outside the agent" if errors else ""),
-        "",
-        "## Success, progress, steps, context and time (Table 1 layout)",
-        "",
+    split = config.get("split", lines[0]["split"])
+    seeds = ", ".join(map(str, config.get("seeds", []))) or "–"
+    problems = "; ".join(f"{d}: {', '.join(p)}" for d, p in config.get("problems", {}).items())
+    episodes = f"{len(lines)}" + (f" of {planned} planned" if planned is not None else "")
+    if planned and len(lines) < planned:
+        episodes += " (**incomplete run**: resume it with the same `eval` command)"
+    if errors:
+        episodes += f"; {errors} stopped by an error outside the agent"
+    main_note = (
         "SR: episodes solved; PR: best fraction of goal conditions reached; steps: agent turns, an unsolved "
         f"episode counting the full budget ({data['max_steps']}); context %: mean prompt tokens per step of the "
         "action call, and time %: mean wall time per episode, both relative to STANDARD in the same domain "
-        "(– when STANDARD was not run or no model was used). Overall rows average over all episodes.",
-        "",
-    ]
-    header = MAIN_COLUMNS + (PAPER_COLUMNS if with_paper else [])
-    md += [_md_table(header, main_table_rows(summary, agents, domains, with_paper)), ""]
-    if with_paper:
-        md += [
-            f"*Paper columns* are not ours: {PAPER_SOURCE}. The Tyreworld ablation rows give the paper's "
-            "SR / PR / steps only. Our model is " + _describe_model(config) + ", so they are a reference "
-            "point, not a target.",
-            "",
-        ]
-    elif agentboard:
-        md += [
-            f"The paper's numbers ({PAPER_SOURCE}) cover STANDARD, HiAgent and HiAgent's ablations; none of "
-            "those agents is in this run, so they are not shown.",
-            "",
-        ]
-    md += [
-        "## Efficiency: steps against the optimal plan, tokens, time, executability",
-        "",
+        "(– when STANDARD was not run or no model was used; time depends on the machine's load and on "
+        "--workers). Overall rows average over all episodes."
+    )
+    paper_note = (
+        f"*Paper columns* are not ours: {PAPER_SOURCE}. The Tyreworld ablation rows give the paper's "
+        f"SR / PR / steps only. Our model is {_describe_model(config)}, so they are a reference point, not a target."
+    )
+    no_paper_note = (
+        f"The paper's numbers ({PAPER_SOURCE}) cover STANDARD, HiAgent and HiAgent's ablations; none of "
+        "those agents is in this run, so they are not shown."
+    )
+    efficiency_note = (
         "Steps / optimal and extra steps (agent steps minus optimal plan length, Plancraft's action "
         "efficiency) are means over solved episodes whose optimal length is known. Tokens per step: the action "
         "call's prompt, and every call of the step (summaries, retrievals) added up. Executability: fraction "
-        "of the agent's actions that were valid.",
+        "of the agent's actions that were valid."
+    )
+    efficiency_header = [
+        "Domain",
+        "Agent",
+        "solved",
+        "with optimal",
+        "steps / optimal",
+        "extra steps",
+        "tokens/step",
+        "tokens/step (all calls)",
+        "time/episode s",
+        "executability %",
+    ]
+    md: list[str] = [
+        f"# Evaluation report: `{out}`",
+        "",
+        f"- split: **{split}**; step budget: {data['max_steps']}; seeds: {seeds}",
+        f"- agents: {', '.join(f'{_label(a)} (`{a}`)' for a in agents)}",
+        f"- model: {_describe_model(config)}; prompts version: {config.get('prompts_version') or '–'}; "
+        + f"pddlworlds {config.get('package_version', '?')}",
+        f"- problems: {problems}",
+        f"- episodes: {episodes}",
+        "",
+        "## Success, progress, steps, context and time (Table 1 layout)",
+        "",
+        main_note,
         "",
         _md_table(
-            ["Domain", "Agent", "solved", "with optimal", "steps / optimal", "extra steps", "tokens/step",
-             "tokens/step (all calls)", "time/episode s", "executability %"],
-            _efficiency_rows(summary, agents, domains),
+            MAIN_COLUMNS + (PAPER_COLUMNS if with_paper else []),
+            main_table_rows(summary, agents, domains, with_paper),
         ),
+        "",
+    ]
+    if with_paper:
+        md += [paper_note, ""]
+    elif agentboard:
+        md += [no_paper_note, ""]
+    md += [
+        "## Efficiency: steps against the optimal plan, tokens, time, executability",
+        "",
+        efficiency_note,
+        "",
+        _md_table(efficiency_header, _efficiency_rows(summary, agents, domains)),
         "",
         "## Progress rate at step k",
         "",
@@ -400,7 +425,7 @@ def write_report(out: str | Path, plots: bool = True) -> Path:
     else:
         md += [
             "Pairs: the same domain, problem and seed played by both agents. Two-sided scipy.stats.wilcoxon, "
-            "zero differences dropped; W is the smaller rank sum.",
+            + "zero differences dropped; W is the smaller rank sum.",
             "",
             _md_table(
                 ["A", "B", "Domain", "Metric", "pairs", "non-zero", "mean A", "mean B", "W", "p", "note"],

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import datetime as _dt
+import functools
 import importlib
 import json
 import os
@@ -30,7 +30,7 @@ import platform
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +118,9 @@ class BackendSpec:
         if self.kind == "embedded":
             return llm_module.EmbeddedLLM(self.model, n_threads=self.n_threads)
         if self.kind == "openai":
-            return llm_module.OpenAICompatibleLLM(self.model or "", base_url=self.base_url, api_key=self.api_key)
+            return llm_module.OpenAICompatibleLLM(
+                self.model or "", base_url=self.base_url, api_key=self.api_key
+            )
         raise EvaluationError(f"unknown model backend {self.kind!r}; backends: none, embedded, openai")
 
     def describe(self, llm: Any) -> dict[str, Any] | None:
@@ -144,7 +146,9 @@ def parse_llm(text: str, base_url: str | None = None, api_key: str | None = None
         return BackendSpec("embedded", model=rest or None)
     if kind == "openai":
         if not rest:
-            raise EvaluationError("--llm openai needs a model name: --llm openai:MODEL (e.g. openai:gpt-4o-mini)")
+            raise EvaluationError(
+                "--llm openai needs a model name: --llm openai:MODEL (e.g. openai:gpt-4o-mini)"
+            )
         return BackendSpec("openai", model=rest, base_url=base_url, api_key=api_key)
     raise EvaluationError(f"unknown --llm {text!r}; use one of: embedded, embedded:PATH.gguf, openai:MODEL")
 
@@ -279,7 +283,7 @@ def _env_for(spec: EpisodeSpec) -> Any:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
 def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
@@ -373,7 +377,9 @@ class RunStore:
         try:
             return json.loads(self.config_path.read_text())
         except ValueError as exc:
-            raise EvaluationError(f"{self.config_path} is not valid JSON ({exc}); move it away to start anew") from exc
+            raise EvaluationError(
+                f"{self.config_path} is not valid JSON ({exc}); move it away to start anew"
+            ) from exc
 
     def write_config(self, config: dict[str, Any]) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
@@ -416,13 +422,24 @@ class RunStore:
         return lines
 
     def append(self, line: dict[str, Any], path: Path | None = None) -> None:
-        """Append one line atomically: a single `os.write` on an O_APPEND descriptor, then fsync."""
+        """Append one line: a single `os.write` on an O_APPEND descriptor, then fsync.
+
+        Only the process holding `lock()` appends, so a short write (a full disk) is undone by cutting the
+        file back to its size before the write, and never leaves a torn line in the middle of the file.
+        """
+        target = path or self.episodes_path
         payload = _json_line(line)
-        fd = os.open(path or self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            written = os.write(fd, payload)
-            if written != len(payload):  # not seen on local file systems; a short write is a torn line
-                raise OSError(f"short write to {path or self.episodes_path}: {written} of {len(payload)} bytes")
+            size = os.fstat(fd).st_size
+            try:
+                written = os.write(fd, payload)
+            except OSError:
+                os.ftruncate(fd, size)
+                raise
+            if written != len(payload):
+                os.ftruncate(fd, size)
+                raise OSError(f"short write to {target}: {written} of {len(payload)} bytes (disk full?)")
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -463,7 +480,9 @@ def _prompts_version() -> str | None:
     return str(PROMPTS_VERSION)
 
 
-def build_config(plan: RunPlan, llm: Any = None, agent_flags: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def build_config(
+    plan: RunPlan, llm: Any = None, agent_flags: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The run's identity (compared on resume) plus `run_info` (when, where; not compared)."""
     uses_llm = plan.backend.kind != "none"
     config = {
@@ -618,7 +637,9 @@ def run_evaluation(
             config = stored
         else:
             if store.episodes_path.exists() and store.episodes_path.stat().st_size:
-                raise EvaluationError(f"{store.out} has {EPISODES_FILE} but no {CONFIG_FILE}; choose another --out")
+                raise EvaluationError(
+                    f"{store.out} has {EPISODES_FILE} but no {CONFIG_FILE}; choose another --out"
+                )
             store.write_config(config)
         lines = store.load_lines(repair=True)
         done = set()
@@ -633,8 +654,19 @@ def run_evaluation(
         todo = [spec for spec in episodes if spec.key not in done]
         result = RunResult(store.out, config, lines, 0, len(episodes), [])
         if todo:
-            _play(plan, todo, store, result, llm, workers, backend, progress, on_line,
-                  len(episodes) - len(todo), parallel)
+            _play(
+                plan,
+                todo,
+                store,
+                result,
+                llm,
+                workers,
+                backend,
+                progress,
+                on_line,
+                len(episodes) - len(todo),
+                parallel,
+            )
     return result
 
 
@@ -677,7 +709,14 @@ def _play(
 ) -> None:
     from tqdm import tqdm
 
-    bar = tqdm(total=result.planned, initial=already, desc="episodes", unit="ep", disable=not progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=result.planned,
+        initial=already,
+        desc="episodes",
+        unit="ep",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
     consecutive_failures = 0
     solved = sum(1 for line in result.lines if line.get("success"))
 
@@ -689,7 +728,9 @@ def _play(
             result.failures.append(failure)
             store.append(failure, store.errors_path)
             spec = outcome["spec"]
-            bar.write(f"episode {spec['agent']} {spec['domain']}/{spec['problem']} seed {spec['seed']} failed: {outcome['error']}")
+            bar.write(
+                f"episode {spec['agent']} {spec['domain']}/{spec['problem']} seed {spec['seed']} failed: {outcome['error']}"
+            )
             if outcome.get("fatal"):
                 raise RunStopped(f"stopping: {outcome['error']}\nRun the same command again to resume.")
             if consecutive_failures >= MAX_CONSECUTIVE_FAILURES:
@@ -715,7 +756,9 @@ def _play(
         result.lines.append(line)
         result.new += 1
         solved += 1 if line.get("success") else 0
-        bar.set_postfix_str(f"{line['agent']} {line['domain']}/{line['problem']} PR {line['progress']:.2f}; solved {solved}")
+        bar.set_postfix_str(
+            f"{line['agent']} {line['domain']}/{line['problem']} PR {line['progress']:.2f}; solved {solved}"
+        )
         bar.update(1)
         if on_line is not None:
             on_line(line)
@@ -732,13 +775,19 @@ def _play(
             _play_pool(plan, todo, workers, handle, processes)
     except KeyboardInterrupt:
         result.interrupted = True
-        bar.write(f"interrupted: {len(result.lines)} episodes are stored; run the same command again to resume")
+        bar.write(
+            f"interrupted: {len(result.lines)} episodes are stored; run the same command again to resume"
+        )
     finally:
         bar.close()
 
 
 def _play_pool(
-    plan: RunPlan, todo: list[EpisodeSpec], workers: int, handle: Callable[[dict[str, Any]], None], processes: bool
+    plan: RunPlan,
+    todo: list[EpisodeSpec],
+    workers: int,
+    handle: Callable[[dict[str, Any]], None],
+    processes: bool,
 ) -> None:
     """At most `workers` episodes in flight; results are handled (stored) as each one ends."""
     if processes:
@@ -775,7 +824,9 @@ def _play_pool(
         pool.shutdown(wait=finished_normally, cancel_futures=True)
 
 
-def _play_ray(plan: RunPlan, todo: list[EpisodeSpec], workers: int, handle: Callable[[dict[str, Any]], None]) -> None:
+def _play_ray(
+    plan: RunPlan, todo: list[EpisodeSpec], workers: int, handle: Callable[[dict[str, Any]], None]
+) -> None:
     """One Ray actor per worker, each building its model once; results come back to this process."""
     ray = _import_ray()
     from ray.util import ActorPool
@@ -817,9 +868,3 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         max_steps=int(config.get("max_steps", 30)),
     )
     return plan.episodes()
-
-
-def plan_summary(specs: Sequence[EpisodeSpec]) -> str:
-    agents = sorted({s.agent for s in specs})
-    domains = sorted({s.domain for s in specs})
-    return f"{len(specs)} episodes: {len(agents)} agent(s) x {len(domains)} domain(s)"
