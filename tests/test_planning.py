@@ -268,3 +268,18 @@ def test_cmd_plan_json(capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["status"] == "solved_satisficing" and result["length"] == len(result["actions"]) > 0
     assert validate_plan("gripper", "prob01", [(s, tuple(a)) for s, a in result["actions"]]).valid
+
+
+@pytest.mark.parametrize("domain", ["blocksworld", "gripper", "tyreworld", "barman"])
+def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domain):
+    import gymnasium as gym
+
+    from pddlworlds.agents.scripted import ExpertAgent
+    from pddlworlds.catalogue import get_domain
+    from pddlworlds.registration import env_id
+
+    env = gym.make(env_id(domain), max_episode_steps=40)  # Tyreworld p04 needs 39
+    for problem in get_domain(domain).problems("agentboard"):
+        record = ExpertAgent().run(env, options={"problem": problem})
+        assert record.success, problem
+        assert record.steps == optimal_length(domain, problem) == record.optimal_length, problem
