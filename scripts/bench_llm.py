@@ -201,10 +201,40 @@ def bench_episode_no_reuse(llm: LLM, args: argparse.Namespace) -> dict[str, floa
     return _episode_stats(run_episode(llm, args, reuse=False), "episode_noreuse")
 
 
+def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """Seconds per agent step for STANDARD and HiAgent on the easiest public problem of each domain."""
+    import gymnasium as gym
+
+    import pddlworlds  # noqa: F401  (registers the environments)
+    from pddlworlds.agents import HiAgent, StandardAgent
+    from pddlworlds.catalogue import domains
+    from pddlworlds.plans import optimal_lengths
+    from pddlworlds.registration import env_id
+
+    out: dict[str, float] = {}
+    for domain in domains():
+        lengths = optimal_lengths(domain, "agentboard")
+        problem = min(lengths, key=lambda p: (lengths[p], p))
+        for agent in (StandardAgent(llm), HiAgent(llm)):
+            env = gym.make(env_id(domain), max_episode_steps=args.agent_steps)
+            start = time.perf_counter()
+            record = agent.run(env, options={"problem": problem})
+            elapsed = time.perf_counter() - start
+            prompt = sum(s.total_prompt_tokens for s in record.trajectory)
+            calls = [c for s in record.trajectory for c in s.calls]
+            generated = sum(c.completion_tokens for c in calls)
+            key = f"agent_{domain}_{agent.name}"
+            out[f"{key}_s_per_step"] = elapsed / max(1, record.steps)
+            out[f"{key}_mean_prompt_tokens"] = prompt / max(1, record.steps)
+            out[f"{key}_generated_tok_s"] = generated / max(1e-9, sum(c.latency_s for c in calls))
+    return out
+
+
 SECTIONS: dict[str, Section] = {
     "backend": bench_backend,
     "episode": bench_episode,
     "episode-noreuse": bench_episode_no_reuse,
+    "agents": bench_agents,
 }
 
 
@@ -247,6 +277,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}"
     )
+    parser.add_argument("--agent-steps", type=int, default=10, help="steps per agent episode (agents section)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]

@@ -16,6 +16,7 @@ from pddlworlds.llm import (
     Message,
     OpenAICompatibleLLM,
     format_gemma_chat,
+    format_plain,
 )
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
@@ -187,7 +188,8 @@ def test_embedded_deterministic_generation(embedded: EmbeddedLLM) -> None:
     assert first.error is None, first
     assert first.text == second.text
     assert 0 < first.completion_tokens <= 8
-    assert first.prompt_tokens == embedded.count_tokens(format_gemma_chat(messages)) + 1  # + BOS
+    rendered = format_gemma_chat(messages) if embedded.prompt_format == "chat" else format_plain(messages)
+    assert first.prompt_tokens == embedded.count_tokens(rendered) + 1  # + BOS
 
 
 @pytest.mark.embedded

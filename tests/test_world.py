@@ -62,10 +62,10 @@ def test_observations_describe_the_state(world_of) -> None:
     )
     assert world.goal_text() == "The goal is to satisfy the following conditions: b3 is on b2, b2 is on b1."
     after = world.step(world.initial_state, "unstack b2 from b3", "changes")
-    # what became true, then what became false, each in atom order
+    # what became true, then what became false, each in atom order; sentences start with a capital
     assert after.observation == (
         "b3 is clear. The robot arm is holding b2. "
-        "the robot arm is not empty. b2 is not on b3. b2 is not clear."
+        "The robot arm is not empty. b2 is not on b3. b2 is not clear."
     )
     assert world.describe_changes(after.state, after.state) == "Nothing changed."
     assert world.describe(0) == "Nothing is true."

@@ -54,9 +54,9 @@ class World:
         self._said_dot = tuple(sentence + "." for sentence in self._said)
         # False-form sentences are written to follow "Cannot ...:", so they may start in lower case; as a
         # sentence of their own they start with a capital unless they start with an object's name.
-        objects = {name for name, _ in task.objects}
+        names = {name for name, _ in task.objects} | {name for name, _ in task.predicates}
         self._unsaid = tuple(
-            _capitalised(templates.sentence(atom, true=False), objects) for atom in self.task.atoms
+            _capitalised(templates.sentence(atom, true=False), names) for atom in self.task.atoms
         )
         self._goal_text = "The goal is to satisfy the following conditions: " + ", ".join(
             templates.sentence((n, args), true=positive) for n, args, positive in task.goal
@@ -186,6 +186,7 @@ def _sentence(text: str) -> str:
     return text + "."
 
 
-def _capitalised(text: str, objects: set[str]) -> str:
+def _capitalised(text: str, names: set[str]) -> str:
+    """Capital first letter, unless the sentence starts with a PDDL name (an object or a predicate)."""
     first = text.split(" ", 1)[0]
-    return text if not text or first in objects else text[0].upper() + text[1:]
+    return text if not text or first in names else text[0].upper() + text[1:]
