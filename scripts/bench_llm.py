@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--no-swa-full",
         action="store_true",
-        help="llama.cpp default SWA cache (breaks prefix reuse on long prompts)",
+        help="llama.cpp's window-sized SWA cache (1024 cells instead of n_ctx), for comparison",
     )
     parser.add_argument("--prompt-tokens", type=int, default=1000)
     parser.add_argument("--gen-tokens", type=int, default=64)
