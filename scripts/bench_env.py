@@ -69,7 +69,7 @@ def largest_problem(domain: str) -> tuple[str, int, int]:
     env = PDDLTextEnv(domain=domain)
     sizes = []
     for name in env.problem_names:
-        world = env._world(name)
+        world = env.world_of(name)
         sizes.append((len(world.task.actions), len(world.task.atoms), name))
     actions, atoms, name = max(sizes, key=lambda s: (s[0], s[1]))
     return name, actions, atoms

@@ -426,7 +426,7 @@ def test_example_is_a_solved_other_problem() -> None:
 
     # the fallback (stored plan or breadth-first search) solves the example problem too
     actions = prompts.expert_actions_fallback(env, "problem2")
-    world = env.unwrapped._world("problem2")
+    world = env.unwrapped.world_of("problem2")
     state = world.initial_state
     for text in actions:
         outcome = world.step(state, text, "full")

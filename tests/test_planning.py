@@ -222,11 +222,12 @@ def test_expert_follows_the_stored_plan():
 
 def test_random_agent_is_reproducible():
     env = gym.make("pddlworlds/Gripper-v0", problem="prob02", max_episode_steps=25)
-    runs = [RandomAgent(seed=7).run(env, seed=s) for s in (0, 1)]
-    other = RandomAgent(seed=8).run(env)
+    runs = [RandomAgent(seed=7).run(env, seed=s) for s in (0, 0, 1)]
+    other = RandomAgent(seed=8).run(env, seed=0)
     actions = [[step.action for step in r.trajectory] for r in (*runs, other)]
-    assert actions[0] == actions[1]  # same (seed, problem), whatever the env seed
-    assert actions[0] != actions[2]
+    assert actions[0] == actions[1]  # same agent seed, episode seed and problem
+    assert actions[0] != actions[2]  # another episode seed: another random episode
+    assert actions[0] != actions[3]  # another agent seed
     assert all(step.valid for r in runs for step in r.trajectory)
     assert runs[0].agent == "random" and runs[0].flags == {"seed": 7}
 

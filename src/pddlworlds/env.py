@@ -101,15 +101,17 @@ class PDDLTextEnv(gym.Env[str, str]):
             raise ValueError(f"no problems in split {split!r} of {self.domain_name!r}")
         if problem is not None and problem not in files:
             raise ValueError(f"unknown problem {problem!r}; problems: {', '.join(names)}")
+        # Public, for code that works beside an episode (in-context examples, planners): which files
+        # this environment plays, and `world_of` for any of its problems.
         self.problem_names: list[str] = names
-        self._problem_files = files
-        self._domain_file = Path(domain_file)
-        self._text_file = Path(text_file) if text_file and Path(text_file).is_file() else None
+        self.problem_files: dict[str, Path] = {n: Path(f) for n, f in files.items()}
+        self.domain_file = Path(domain_file)
+        self.text_file: Path | None = Path(text_file) if text_file and Path(text_file).is_file() else None
         self._fixed_problem = problem
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
 
-        first = self._world(problem or names[0])
+        first = self.world_of(problem or names[0])
         mode = observation_mode or first.templates.after_action
         if mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
@@ -127,15 +129,16 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- problems ----------------------------------------------------------------------------
 
-    def _world(self, name: str) -> World:
+    def world_of(self, name: str) -> World:
+        """The grounded world of one of this environment's problems (built once, then shared)."""
         if name not in self._worlds:
-            task = load_task(self._domain_file, self._problem_files[name])
-            self._worlds[name] = World(task, load_templates(task, self._text_file), name)
+            task = load_task(self.domain_file, self.problem_files[name])
+            self._worlds[name] = World(task, load_templates(task, self.text_file), name)
         return self._worlds[name]
 
     def _text_bound(self, name: str) -> int:
-        task = load_task(self._domain_file, self._problem_files[name])
-        return text_bound(task, load_templates(task, self._text_file)) + ACTION_MAX_LENGTH
+        task = load_task(self.domain_file, self.problem_files[name])
+        return text_bound(task, load_templates(task, self.text_file)) + ACTION_MAX_LENGTH
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
@@ -152,9 +155,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         name = options.get("problem") or self._fixed_problem
         if name is None:
             name = self.problem_names[int(self.np_random.integers(len(self.problem_names)))]
-        elif name not in self._problem_files:
+        elif name not in self.problem_files:
             raise ValueError(f"unknown problem {name!r}; problems: {', '.join(self.problem_names)}")
-        self.world = self._world(name)
+        self.world = self.world_of(name)
         self.state = self.world.initial_state
         self._step = 0
         self._best = self.world.task.progress(self.state)

@@ -304,8 +304,8 @@ def _env_target(env) -> _Target:
     """The problem an environment is playing right now, as a planning target."""
     env = getattr(env, "unwrapped", env)
     name = env.world.name
-    text_file = getattr(env, "_text_file", None)
-    return _Target(env.domain_name, name, env.split, Path(env._domain_file), Path(env._problem_files[name]),
+    text_file = env.text_file
+    return _Target(env.domain_name, name, env.split, Path(env.domain_file), Path(env.problem_files[name]),
                    text_file, env.split != "custom")
 
 

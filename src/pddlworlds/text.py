@@ -198,8 +198,10 @@ class ActionParser:
             ]
 
     @staticmethod
-    def _weight(word: str) -> float:
-        return 0.1 if word in FILLER_WORDS else 1.0
+    def _weight(word: str) -> int:
+        # Integers, so that the score does not depend on the (hash-seeded) order a set is summed in:
+        # float sums of 0.1s did, and tied phrasings then split differently from run to run.
+        return 1 if word in FILLER_WORDS else 10
 
     def parse(self, text: str) -> ParsedAction | ParseError:
         words = tokens(text)
@@ -226,7 +228,7 @@ class ActionParser:
             for phrase, keywords in phrasings:
                 # An object may share its name with a phrase word ("jack up the-hub1"): it counts as both.
                 matched = sum(self._weight(w) for w in keywords if w in present)
-                if matched < 1.0:
+                if matched < 10:
                     continue
                 unmatched = sum(1 for w in keywords if w not in present and w not in FILLER_WORDS)
                 best.append((matched, -unmatched, name, phrase))

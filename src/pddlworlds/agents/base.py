@@ -25,8 +25,9 @@ class Agent:
     def flags(self) -> dict[str, Any]:
         return {}
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
-        """Called once per episode after `env.reset`; `env` lets scripted agents read the problem."""
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+        """Called once per episode after `env.reset`; `env` lets scripted agents read the problem, and `seed` is
+        the episode's seed (the one given to `env.reset`), for agents whose choices are random."""
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         raise NotImplementedError
@@ -49,7 +50,7 @@ class Agent:
         start = time.perf_counter()
         observation, info = env.reset(seed=seed, options=options)
         first_observation, first_info = observation, info
-        self.reset(observation, info, env)
+        self.reset(observation, info, env, seed)
         trajectory: list[StepRecord] = []
         terminated = truncated = False
         while not (terminated or truncated):

@@ -92,8 +92,8 @@ class HiAgent(LLMAgent):
             retrieve=self.retrieve,
         )
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
-        super().reset(observation, info, env)
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+        super().reset(observation, info, env, seed)
         self.wm = WorkingMemory()
 
     def memory(self) -> list[dict[str, Any]]:

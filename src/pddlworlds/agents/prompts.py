@@ -149,7 +149,7 @@ def example_problem(env: Any, problem: str) -> str | None:
     from ..grounding import natural_key
 
     env = env.unwrapped
-    files: dict[str, Path] = env._problem_files
+    files: dict[str, Path] = env.problem_files
     others = [name for name in files if name != problem]
     if not others:
         return None
@@ -220,7 +220,7 @@ def expert_steps(env: Any, problem: str) -> list[tuple[str, str, str, float]] | 
     observations are in the environment's own observation mode.
     """
     env = env.unwrapped
-    world = env._world(problem)
+    world = env.world_of(problem)
     actions: list[str] | None = None
     if env.split != "custom":
         try:
@@ -243,7 +243,7 @@ def expert_actions_fallback(env: Any, problem: str) -> list[str] | None:
     env = env.unwrapped
     actions = _stored_plan(env, problem)
     if actions is None:
-        world = env._world(problem)
+        world = env.world_of(problem)
         plan = bfs_plan(world.task)
         actions = None if plan is None else [world.action_text(i) for i in plan]
     return actions
@@ -301,13 +301,13 @@ def build_example(env: Any, problem: str) -> Example | None:
     other = example_problem(env, problem)
     if other is None:
         return None
-    key = (str(env._domain_file), str(env._problem_files[other]), str(env._text_file), env.observation_mode)
+    key = (str(env.domain_file), str(env.problem_files[other]), str(env.text_file), env.observation_mode)
     if key not in _EXAMPLES:
         steps = expert_steps(env, other)
         if not steps:
             _EXAMPLES[key] = None
         else:
-            world = env._world(other)
+            world = env.world_of(other)
             actions = [s[1] for s in steps]
             progress = [float(s[3]) for s in steps]
             _EXAMPLES[key] = Example(

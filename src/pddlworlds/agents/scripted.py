@@ -4,7 +4,7 @@
 the episode's state is not one the plan passes through (someone else acted, or there is no stored plan),
 plans again from the current state with unified-planning (fd-opt for a short while, then fd-sat) and
 follows that plan. `RandomAgent` picks uniformly among the valid actions with a generator seeded from
-(seed, domain, problem), so its episodes are reproducible.
+(agent seed, episode seed, domain, problem), so its episodes are reproducible and differ between seeds.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class ExpertAgent(Agent):
     def replans(self) -> int:
         return sum(1 for e in self._events if e["event"] == "replan")
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
         from ..planning import _replay, stored_plan
 
         self._env = env.unwrapped
@@ -117,7 +117,7 @@ class ExpertAgent(Agent):
 
 
 class RandomAgent(Agent):
-    """Uniformly random among the valid actions; reproducible per (seed, domain, problem)."""
+    """Uniformly random among the valid actions; reproducible per (agent seed, episode seed, domain, problem)."""
 
     name = "random"
 
@@ -129,9 +129,11 @@ class RandomAgent(Agent):
     def flags(self) -> dict[str, Any]:
         return {"seed": self.seed}
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
         self._env = env.unwrapped
-        self._rng = random.Random(f"{self.seed}:{info.get('domain')}:{info.get('problem')}")
+        # Several episode seeds on one problem must give several random episodes (the floor of a table is
+        # averaged over them), and the same seeds the same episodes in any process or order.
+        self._rng = random.Random(f"{self.seed}:{seed}:{info.get('domain')}:{info.get('problem')}")
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         actions = self._env.valid_actions()

@@ -44,7 +44,7 @@ class LLMAgent(Agent):
             "max_tokens": self.max_tokens,
         }
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
         base = env.unwrapped
         world = base.world
         self.look_around = base.observation_mode == "changes"
@@ -108,8 +108,8 @@ class StandardAgent(LLMAgent):
     def _system_text(self, world) -> str:
         return prompts.standard_system(world, self.example, look_around=self.look_around)
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env) -> None:
-        super().reset(observation, info, env)
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+        super().reset(observation, info, env, seed)
         self.history = []
 
     def memory_text(self) -> str:
