@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything pddlworlds needs in ./.venv, from nothing. Idempotent: a second run only checks.
+# Set up everything pddlworlds needs in ./.venv, from nothing. Idempotent: a second run only checks
+# (and decodes one token with the embedded model, a few seconds).
 #
 # llama-cpp-python is built from source with the CPU features named explicitly rather than -march=native:
 # the native build crashes with SIGSEGV on the first decode on some of our machines (llama.cpp's AMX path on
@@ -17,4 +18,17 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON 
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[llm,dev,ray]"
+
+# pip's wheel cache does not key on CMAKE_ARGS, so a llama-cpp-python wheel built earlier with other flags
+# (a native build that crashes here, say) would be reused silently. Decode one token with the embedded
+# model; if that fails, rebuild the same version without the cache and try once more.
+SMOKE='from pddlworlds.llm import EmbeddedLLM, Message
+EmbeddedLLM(n_ctx=256, n_threads=1).chat([Message("user", "Hello")], max_tokens=1)'
+if ! smoke_log=$(.venv/bin/python -c "$SMOKE" 2>&1); then
+    llama_version=$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')
+    echo "llama-cpp-python $llama_version cannot decode here; rebuilding it with CMAKE_ARGS=$CMAKE_ARGS" >&2
+    echo "$smoke_log" | tail -5 >&2
+    .venv/bin/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps "llama-cpp-python==$llama_version"
+    .venv/bin/python -c "$SMOKE" || { echo "llama-cpp-python still fails to decode after a rebuild" >&2; exit 1; }
+fi
 echo "pddlworlds is set up in .venv ($(.venv/bin/python -c 'import pddlworlds; print(pddlworlds.__version__)'))"
