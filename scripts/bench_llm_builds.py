@@ -49,15 +49,27 @@ def parse_build(text: str) -> tuple[str, Path]:
 def run_once(python: Path, bench_args: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        done = subprocess.run([str(python), str(BENCH), *bench_args, "--json", str(out)], capture_output=True, text=True)
+        done = subprocess.run(
+            [str(python), str(BENCH), *bench_args, "--json", str(out)], capture_output=True, text=True
+        )
         if done.returncode != 0:
-            raise RuntimeError(f"{python} {BENCH.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+            raise RuntimeError(
+                f"{python} {BENCH.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+            )
         return json.loads(out.read_text())
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", type=parse_build, action="append", required=True, help="NAME=PYTHON; first is the reference")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--build",
+        type=parse_build,
+        action="append",
+        required=True,
+        help="NAME=PYTHON; first is the reference",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--calls", type=int, default=15, help="calls in the agent-like episode")
@@ -66,18 +78,29 @@ def main(argv: list[str] | None = None) -> dict:
     names = [name for name, _ in args.build]
     if len(set(names)) != len(names):
         parser.error(f"build names must differ: {names}")
-    bench_args = ["--sections", "backend,episode", "--threads", str(args.threads), "--calls", str(args.calls), "--repeat", "3"]
+    bench_args = [
+        "--sections",
+        "backend,episode",
+        "--threads",
+        str(args.threads),
+        "--calls",
+        str(args.calls),
+        "--repeat",
+        "3",
+    ]
 
     runs: dict[str, list[dict]] = {name: [] for name in names}
     for round_ in range(args.rounds):
-        order = args.build[round_ % len(args.build):] + args.build[: round_ % len(args.build)]
+        order = args.build[round_ % len(args.build) :] + args.build[: round_ % len(args.build)]
         for name, python in order:
             print(f"round {round_ + 1}/{args.rounds}: {name}", file=sys.stderr, flush=True)
             runs[name].append(run_once(python, bench_args))
 
     medians = {name: {m: statistics.median(r[m] for r in runs[name]) for m in METRICS} for name in names}
     reference = names[0]
-    print(f"\n{args.rounds} rounds, {args.threads} threads; ratios are to '{reference}' (speed-up: >1 is faster)")
+    print(
+        f"\n{args.rounds} rounds, {args.threads} threads; ratios are to '{reference}' (speed-up: >1 is faster)"
+    )
     print(f"{'build':12s} {'cpu features':60s}")
     for name in names:
         features = runs[name][0].get("system_info", "").replace("CPU : ", "").replace(" = 1", "")

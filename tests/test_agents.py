@@ -347,6 +347,9 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
         ("Subgoal: decide the next action\nAction: check valid actions", "decide the next action", "check valid actions"),
         ("Action: retrieve( 2 )", None, "retrieve( 2 )"),
         ("Subgoal: only a subgoal", "only a subgoal", ""),
+        ("Subgoal 2: (not stated)\nAction: pickup b1", None, "pickup b1"),  # placeholders copied from the prompt
+        ("Subgoal: <next subgoal>\nAction: pickup b1", None, "pickup b1"),
+        ("Subgoal: put (b1) down\nAction: putdown b1", "put (b1) down", "putdown b1"),
         ("", None, ""),
     ],
 )

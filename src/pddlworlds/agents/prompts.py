@@ -57,7 +57,7 @@ __all__ = [
     "parse_summary",
 ]
 
-PROMPTS_VERSION = "pw-prompts-1"
+PROMPTS_VERSION = "pw-prompts-2"
 
 #: Stop sequences of every action call: a reply is one or two lines, and the model must not invent the
 #: observation (a blank line also ends it: small models otherwise ramble to max_tokens).
@@ -430,12 +430,15 @@ def standard_cue() -> str:
 
 
 def hiagent_cue(current: int | None, *, forced: bool = False) -> str:
+    # No quoted "<placeholder>" here: the system text states the format, and a pretrained model given the
+    # prompt as plain text copies placeholders from the last lines it read (measured: with the quoted
+    # form the embedded 270M model wrote "Action: <" or lines of the action list, without it actions).
     prefix = "Do not retrieve now: write an action for the world. " if forced else ""
     if current is None:
-        return prefix + 'Write "Subgoal: <first subgoal>" and "Action: <action>":'
+        return prefix + "Your first subgoal and its first action."
     return prefix + (
-        f'Continue subgoal {current} with "Action: <action>", or if it is reached write '
-        '"Subgoal: <next subgoal>" and "Action: <action>":'
+        f"Your next action for subgoal {current}, "
+        f"or a new subgoal and its first action if subgoal {current} is reached."
     )
 
 
@@ -462,6 +465,8 @@ _LABEL = re.compile(
 )
 _LINE_START = re.compile(r"^[\s>#*\-+.\d)]*$")
 _NON_ACTION_LINE = re.compile(r"^\s*(observation|summary|met|goal|example|your problem)\b", re.IGNORECASE)
+# What a model copies from the prompt's own placeholders: "(not stated)", "<next subgoal>".
+_PLACEHOLDER = re.compile(r"^\W*(\(not stated\)|<[^<>]*>)?\W*$", re.IGNORECASE)
 _MAX_ACTION_CHARS = 300
 
 
@@ -521,6 +526,8 @@ def parse_reply(text: str) -> Reply:
             (c for label, c in segments if label is None and not _NON_ACTION_LINE.match(c)),
             "",
         )
+    if subgoal is not None and _PLACEHOLDER.match(subgoal):
+        subgoal = None  # a copied placeholder starts no subgoal
     return Reply(subgoal=subgoal.strip().rstrip(".") if subgoal else None, action=_clean_action(action))
 
 
