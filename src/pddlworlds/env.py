@@ -9,7 +9,8 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
-from .text import CHARSET, OBSERVATION_MODES, load_templates
+from .pddl import LiftedTask
+from .text import CHARSET, OBSERVATION_MODES, TextTemplates, load_templates
 from .world import World, text_bound
 
 __all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH"]
@@ -108,6 +109,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.domain_file = Path(domain_file)
         self.text_file: Path | None = Path(text_file) if text_file and Path(text_file).is_file() else None
         self._fixed_problem = problem
+        self._texts: dict[str, tuple[LiftedTask, TextTemplates]] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
 
@@ -129,16 +131,21 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- problems ----------------------------------------------------------------------------
 
+    def _task_and_templates(self, name: str) -> tuple[LiftedTask, TextTemplates]:
+        """Read once per problem: the observation bound needs every problem's, a world only some."""
+        if name not in self._texts:
+            task = load_task(self.domain_file, self.problem_files[name])
+            self._texts[name] = (task, load_templates(task, self.text_file))
+        return self._texts[name]
+
     def world_of(self, name: str) -> World:
         """The grounded world of one of this environment's problems (built once, then shared)."""
         if name not in self._worlds:
-            task = load_task(self.domain_file, self.problem_files[name])
-            self._worlds[name] = World(task, load_templates(task, self.text_file), name)
+            self._worlds[name] = World(*self._task_and_templates(name), name)
         return self._worlds[name]
 
     def _text_bound(self, name: str) -> int:
-        task = load_task(self.domain_file, self.problem_files[name])
-        return text_bound(task, load_templates(task, self.text_file)) + ACTION_MAX_LENGTH
+        return text_bound(*self._task_and_templates(name)) + ACTION_MAX_LENGTH
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:

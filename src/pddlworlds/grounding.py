@@ -91,12 +91,12 @@ class GroundTask:
         need: dict[int, int] = {}
         for a in self.actions:
             changing |= a.add | a.delete
-            for bit in _set_bits(a.pre_pos):
+            for bit in set_bits(a.pre_pos):
                 need[bit] = need.get(bit, 0) + 1
         keyed: dict[int, list[int]] = {}
         unkeyed: list[int] = []
         for i, a in enumerate(self.actions):
-            bits = list(_set_bits(a.pre_pos))
+            bits = list(set_bits(a.pre_pos))
             if not bits:
                 unkeyed.append(i)
                 continue
@@ -144,7 +144,7 @@ class GroundTask:
         return index is not None and bool(state >> index & 1)
 
 
-def _set_bits(mask: int):
+def set_bits(mask: int):
     """Indices of the set bits of `mask`, lowest first."""
     while mask:
         low = mask & -mask
@@ -152,7 +152,7 @@ def _set_bits(mask: int):
         mask ^= low
 
 
-def _bind(lit: Literal, args: tuple[str, ...]) -> Atom:
+def bind(lit: Literal, args: tuple[str, ...]) -> Atom:
     return lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args)
 
 
@@ -168,7 +168,7 @@ def _ground_schema(task: LiftedTask, schema: Schema, static: set[str]) -> list[t
     init = task.init
 
     def ok(lit: Literal, args: tuple[str, ...]) -> bool:
-        return (_bind(lit, args) in init) == lit.positive
+        return (bind(lit, args) in init) == lit.positive
 
     if any(not ok(lit, ()) for lit in by_depth.get(-1, [])):
         return []
@@ -206,9 +206,9 @@ def ground(task: LiftedTask) -> GroundTask:
     atoms: set[Atom] = set(task.init)
     for schema in task.schemas:
         for args in _ground_schema(task, schema, static):
-            pre = [(_bind(lit, args), lit.positive) for lit in schema.preconditions]
-            add = [_bind(lit, args) for lit in schema.add]
-            delete = [_bind(lit, args) for lit in schema.delete]
+            pre = [(bind(lit, args), lit.positive) for lit in schema.preconditions]
+            add = [bind(lit, args) for lit in schema.add]
+            delete = [bind(lit, args) for lit in schema.delete]
             raw.append((schema, args, pre, add, delete))
             atoms.update(a for a, _ in pre)
             atoms.update(add)

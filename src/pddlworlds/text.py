@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grounding import Atom, GroundTask
+from .grounding import Atom, GroundTask, bind, natural_key
 from .pddl import LiftedTask, PDDLError, Schema
 
 __all__ = [
@@ -220,7 +220,7 @@ class ActionParser:
             schema = self.schemas[by_name[words[0]]]
             rest = [w for w in words[1:] if w not in FILLER_WORDS or w in self.objects]
             bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
-            if not isinstance(bare, ParsedAction) or self._types_fit(bare.schema, bare.args):
+            if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
                 return bare
         present = set(words)
         best: list[tuple[float, int, str, Phrase]] = []
@@ -260,9 +260,9 @@ class ActionParser:
         args = [""] * len(objects)
         for obj, slot in zip(objects, phrase.slots):
             args[slot] = obj
-        return (True, self._types_fit(name, tuple(args)))
+        return (True, self.types_fit(name, tuple(args)))
 
-    def _types_fit(self, name: str, args: tuple[str, ...]) -> bool:
+    def types_fit(self, name: str, args: tuple[str, ...]) -> bool:
         supertypes = self.task.supertypes
         types = self.schemas[name].types
         return all(t in supertypes.get(self.objects[a], (self.objects[a],)) for a, t in zip(args, types))
@@ -287,7 +287,7 @@ class ActionParser:
             return ParseError(
                 "unknown_object",
                 f"Unknown object {unknown[0]!r} in {shown}. Objects are: "
-                + ", ".join(sorted(self.objects, key=_natural)) + ".",
+                + ", ".join(sorted(self.objects, key=natural_key)) + ".",
             )
         if len(names) != arity:
             return ParseError(
@@ -304,12 +304,6 @@ class ActionParser:
     def verbs_hint(self) -> str:
         verbs = [self.templates.signature(s.name) for s in self.task.schemas]
         return "Actions are: " + ", ".join(verbs) + ", " + ", ".join(META_ACTIONS) + "."
-
-
-def _natural(name: str):
-    from .grounding import natural_key
-
-    return natural_key(name)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -329,7 +323,7 @@ def explain_inapplicable(
             problems.append(f"{obj} is {_article(types[obj])} {types[obj]}, not {_article(type_name)} {type_name}")
     if not problems:
         for lit in schema.preconditions:
-            atom = (lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args))
+            atom = bind(lit, args)
             if task.holds(state, atom) != lit.positive:
                 problems.append(templates.sentence(atom, true=not lit.positive))
     if not problems:  # cannot happen for a well-formed task; say something true rather than nothing

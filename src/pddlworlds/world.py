@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .catalogue import load_task
-from .grounding import GroundTask, ground
+from .grounding import GroundTask, ground, set_bits
 from .pddl import LiftedTask
 from .text import (
     META_ACTIONS,
@@ -91,15 +91,15 @@ class World:
 
     def describe(self, state: int) -> str:
         """The full state, one sentence per true atom, in atom order."""
-        sentences = [self._said_dot[i] for i in _bits(state)]
+        sentences = [self._said_dot[i] for i in set_bits(state)]
         return " ".join(sentences) if sentences else "Nothing is true."
 
     def describe_changes(self, before: int, after: int) -> str:
         added = after & ~before
         removed = before & ~after
-        parts = [self._said[i] for i in _bits(added)]
-        parts += [self._unsaid[i] for i in _bits(removed)]
-        return " ".join(_sentence(p) for p in parts) if parts else "Nothing changed."
+        parts = [self._said[i] for i in set_bits(added)]
+        parts += [self._unsaid[i] for i in set_bits(removed)]
+        return " ".join(p + "." for p in parts) if parts else "Nothing changed."
 
     def goal_text(self) -> str:
         return self._goal_text
@@ -114,11 +114,6 @@ class World:
     def observe(self, state: int, mode: str, before: int | None = None) -> str:
         text = self.describe(state) if mode == "full" or before is None else self.describe_changes(before, state)
         return text + (" " + GOAL_REACHED if self.task.is_goal(state) else "")
-
-    def _types_ok(self, schema: str, args: tuple[str, ...]) -> bool:
-        types = dict(self.lifted.objects)
-        wanted = next(s.types for s in self.lifted.schemas if s.name == schema)
-        return all(w in self.lifted.supertypes.get(types[a], (types[a],)) for a, w in zip(args, wanted))
 
     # ---- the transition ----------------------------------------------------------------------
 
@@ -146,7 +141,8 @@ class World:
         )
         if index is None or not self.task.is_applicable(state, index):
             message = explain_inapplicable(self.task, self.templates, parsed.schema, parsed.args, state)
-            kind = "type" if index is None and not self._types_ok(parsed.schema, parsed.args) else "precondition"
+            wrong_type = index is None and not self.parser.types_fit(parsed.schema, parsed.args)
+            kind = "type" if wrong_type else "precondition"
             return Outcome(state, message, "invalid", canonical, False, kind)
         after = self.task.apply(state, index)
         return Outcome(after, self.observe(after, mode, before=state), "action", canonical, True)
@@ -172,18 +168,6 @@ def text_bound(task: LiftedTask, templates: TextTemplates) -> int:
         total += count * (longest + len(schema.parameters) * longest_name + 2)
     total += 2 * n_objects * (longest_name + 2) + sum(len(p[0].template) + 2 for p in templates.actions.values())
     return total
-
-
-def _bits(mask: int):
-    """Indices of the set bits of `mask`, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _sentence(text: str) -> str:
-    return text + "."
 
 
 def _capitalised(text: str, names: set[str]) -> str:
