@@ -30,10 +30,8 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import dataclasses
-import fcntl
 import os
 import re
 import resource
@@ -43,9 +41,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 import up_fast_downward
+
+from pddlworlds.grounding import natural_key
+from pddlworlds.planning import atomic_write, update_index
 
 REPO = Path(__file__).resolve().parent.parent
 DOMAINS_DIR = REPO / "pddl_domains"
@@ -56,9 +57,6 @@ FD_ROOT = Path(up_fast_downward.__file__).resolve().parent / "downward"
 FD_BIN = FD_ROOT / "builds" / "release" / "bin"
 DOWNWARD = FD_BIN / "downward"
 
-INDEX_COLUMNS = [
-    "domain", "split", "problem", "length", "optimal", "planner", "method", "solve_time_s", "notes",
-]
 CHECK_COLUMNS = [
     "domain", "split", "problem", "lama_first_length", "index_length", "index_optimal", "consistent",
     "solve_time_s",
@@ -149,11 +147,6 @@ class Outcome:
     f_bound: int | None = None  # last f-layer A* reached (lower bound on the optimum)
     peak_kb: int | None = None
     message: str = ""
-
-
-def natural_key(text: str) -> list[object]:
-    """Sort key that orders ``p2`` before ``p10``."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def discover_tasks(domains: Sequence[str] | None) -> list[Task]:
@@ -329,40 +322,13 @@ def validate(task: Task, plan: list[str]) -> bool:
             return bool(validator.validate(problem, up_plan).status.name == "VALID")
 
 
-def _atomic_write(path: Path, write: Callable[[IO[str]], None]) -> None:
-    """Write ``path`` through a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            write(handle)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def write_plan(task: Task, plan: list[str], comments: Sequence[str]) -> Path:
     """Write ``planners/<domain>/<problem>.plan``: IPC actions, ``; cost = N (unit cost)``, comments."""
     path = OUT_DIR / task.domain / f"{task.problem}.plan"
     lines = [line.lower() for line in plan] + [f"; cost = {len(plan)} (unit cost)"]
     lines += [f"; {c}" for c in comments]
-    _atomic_write(path, lambda handle: handle.write("\n".join(lines) + "\n"))
+    atomic_write(path, lambda handle: handle.write("\n".join(lines) + "\n"))
     return path
-
-
-@contextlib.contextmanager
-def csv_lock(path: Path) -> Iterator[None]:
-    """Exclusive ``flock`` on ``<path>.lock``, the convention all writers of the index share."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def read_csv(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
@@ -371,32 +337,6 @@ def read_csv(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
         return {}
     with open(path, newline="") as fh:
         return {(r["domain"], r["split"], r["problem"]): r for r in csv.DictReader(fh)}
-
-
-def update_csv(path: Path, columns: list[str], rows: Iterable[dict[str, str]]) -> None:
-    """Add or replace rows (keyed by domain, split, problem), keeping every other row.
-
-    Locked read-modify-write with an atomic replace, so rows other processes add (e.g. other
-    splits) are never lost and a reader never sees a half-written file.
-    """
-    with csv_lock(path):
-        current = read_csv(path)
-        if path.exists():
-            with open(path, newline="") as fh:
-                extra = [c for c in (csv.DictReader(fh).fieldnames or []) if c not in columns]
-        else:
-            extra = []
-        for row in rows:
-            current[(row["domain"], row["split"], row["problem"])] = row
-        fields = columns + extra
-
-        def write(handle: IO[str]) -> None:
-            writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-            writer.writeheader()
-            for key in sorted(current, key=lambda k: (k[0], k[1], natural_key(k[2]))):
-                writer.writerow({c: current[key].get(c, "") for c in fields})
-
-        _atomic_write(path, write)
 
 
 def planner_name() -> str:
@@ -465,7 +405,7 @@ def prove(tasks: Iterable[Task], config: Config, timeout_s: float, memory_mb: in
                         note += f"; length is an upper bound from {fallback.name}"
                 method = fallback.label if plan and fallback else config.label
                 row = _row(task, len(plan) if plan else None, False, method, fb_time, note)
-        update_csv(INDEX, INDEX_COLUMNS, [row])
+        update_index([row], INDEX)
 
 
 def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int, force: bool) -> bool:
@@ -487,11 +427,12 @@ def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int, f
         all_ok &= consistent
         if not consistent:
             tqdm.write(f"INCONSISTENT {task.key}: lama-first {length}, index {ref.get('length')}")
-        update_csv(CHECK_FILE, CHECK_COLUMNS, [dict(
+        update_index([dict(
             domain=task.domain, split=task.split, problem=task.problem,
             lama_first_length="" if length is None else str(length),
             index_length=ref.get("length", ""), index_optimal=ref.get("optimal", ""),
-            consistent=str(consistent).lower(), solve_time_s=f"{outcome.elapsed_s:.1f}")])
+            consistent=str(consistent).lower(), solve_time_s=f"{outcome.elapsed_s:.1f}")],
+            CHECK_FILE, columns=CHECK_COLUMNS)
     return all_ok
 
 

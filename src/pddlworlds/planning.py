@@ -41,7 +41,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from .catalogue import DEFAULT_SPLIT, get_domain, load_task
 from .grounding import Atom, natural_key
@@ -959,45 +959,58 @@ def index_lock(path: str | os.PathLike | None = None) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def update_index(rows: Iterable[dict[str, Any]], path: str | os.PathLike | None = None) -> None:
-    """Add or replace rows (keyed by domain, split, problem): locked read-modify-write, atomic replace."""
+def atomic_write(path: str | os.PathLike, write: Callable[[IO[str]], None]) -> None:
+    """Write `path` through a temporary file in the same folder and `os.replace`: a reader (or a run
+    killed mid-write) never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            write(handle)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def update_index(
+    rows: Iterable[dict[str, Any]], path: str | os.PathLike | None = None, columns: Sequence[str] = INDEX_COLUMNS
+) -> None:
+    """Add or replace rows (keyed by domain, split, problem): locked read-modify-write, atomic replace.
+
+    `columns` come first in the file, then any other columns it already has; other CSVs keyed the same
+    way (the scripts' check files) go through here too.
+    """
     path = Path(path) if path is not None else index_file()
     with index_lock(path):
         current: dict[tuple[str, str, str], dict[str, str]] = {}
-        columns = list(INDEX_COLUMNS)
+        fields = list(columns)
         if path.is_file():
             with open(path, newline="") as handle:
                 reader = csv.DictReader(handle)
-                columns += [c for c in (reader.fieldnames or []) if c not in columns]
+                fields += [c for c in (reader.fieldnames or []) if c not in fields]
                 for row in reader:
                     current[(row["domain"], row["split"], row["problem"])] = row
         for row in rows:
             row = {k: "" if v is None else str(v) for k, v in row.items()}
             current[(row["domain"], row["split"], row["problem"])] = row
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", newline="") as handle:
-                writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-                writer.writeheader()
-                for key in sorted(current, key=lambda k: (k[0], k[1], natural_key(k[2]))):
-                    writer.writerow({c: current[key].get(c, "") for c in columns})
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+
+        def write(handle: IO[str]) -> None:
+            writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+            writer.writeheader()
+            for key in sorted(current, key=lambda k: (k[0], k[1], natural_key(k[2]))):
+                writer.writerow({c: current[key].get(c, "") for c in fields})
+
+        atomic_write(path, write)
 
 
 def write_plan_file(domain: str, problem: str, actions: Sequence[Action], comments: Sequence[str] = ()) -> Path:
     """Write `planners/<domain>/<problem>.plan` atomically in IPC format."""
     path = plan_file(domain, problem)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(format_plan(actions, comments))
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    atomic_write(path, lambda handle: handle.write(format_plan(actions, comments)))
     return path
 
 
@@ -1005,17 +1018,13 @@ def write_plan_file(domain: str, problem: str, actions: Sequence[Action], commen
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
+    """The planner worker (`--worker REQUEST RESULT`); anything else is `planning_cli`'s commands."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--worker"] and len(argv) == 3:
         return _worker_main(argv[1], argv[2])
-    import argparse
+    from .planning_cli import main
 
-    from .planning_cli import add_plan_parsers
-
-    parser = argparse.ArgumentParser(prog="python -m pddlworlds.planning")
-    add_plan_parsers(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    return main(argv)
 
 
 if __name__ == "__main__":

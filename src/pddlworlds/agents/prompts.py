@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..grounding import GroundTask
     from ..pddl import Literal, Schema
     from ..world import World
-    from .memory import Pair, Subgoal
+    from .memory import Subgoal
 
 __all__ = [
     "PROMPTS_VERSION",
