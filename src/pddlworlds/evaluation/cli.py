@@ -140,8 +140,6 @@ def build_plan(args: argparse.Namespace) -> Any:
     backend = parse_llm(args.llm, args.base_url, args.api_key)
     problems = _csv(args.problems) if args.problems else None
     if problems is None and args.limit is None:
-        for d in wanted:  # an unknown split fails here, naming the domain's splits
-            select_problems([d], args.split, None, None)
         selected = smallest_problems(wanted, args.split)
     else:
         selected = select_problems(wanted, args.split, problems, args.limit)
@@ -166,7 +164,7 @@ def build_plan(args: argparse.Namespace) -> Any:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an evaluation, then write the report and print the main table."""
-    from .report import print_main_table, write_report
+    from .report import load_analysis, print_main_table, write_report
     from .runner import RunStopped, run_evaluation
 
     try:
@@ -187,8 +185,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
         return 2
     if result.lines and not args.no_report:
-        path = write_report(result.out)
-        print_main_table(result.out)
+        analysis = load_analysis(result.out)
+        path = write_report(result.out, analysis=analysis)
+        print_main_table(result.out, analysis=analysis)
         print(f"report: {path}")
     status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new)"
     if result.interrupted:
@@ -206,14 +205,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import print_main_table, write_report
+    from .report import load_analysis, print_main_table, write_report
 
     try:
-        path = write_report(args.out, plots=not args.no_plots)
+        analysis = load_analysis(args.out)
+        path = write_report(args.out, plots=not args.no_plots, analysis=analysis)
     except ValueError as exc:
         print(f"pddlworlds report: error: {exc}", file=sys.stderr)
         return 2
-    print_main_table(args.out)
+    print_main_table(args.out, analysis=analysis)
     print(f"report: {path}")
     return 0
 

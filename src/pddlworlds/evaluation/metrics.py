@@ -33,7 +33,6 @@ __all__ = [
     "aggregate",
     "as_record",
     "budget_steps",
-    "episode_key",
     "episode_metrics",
     "executability",
     "executability_by_step",
@@ -62,12 +61,6 @@ def as_record(item: Recordish) -> EpisodeRecord:
     if isinstance(item, EpisodeRecord):
         return item
     return EpisodeRecord.from_dict({k: v for k, v in item.items() if k in _RECORD_FIELDS})
-
-
-def episode_key(record: Recordish) -> tuple[str, str, str, str, int | None]:
-    """(agent, domain, split, problem, seed): what identifies an episode of a run."""
-    r = as_record(record)
-    return (r.agent, r.domain, r.split, r.problem, r.seed)
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -173,6 +166,16 @@ def _ratio(value: float | None, reference: float | None) -> float | None:
     return value / reference
 
 
+def group_records(records: Iterable[Recordish]) -> dict[tuple[str, str], list[EpisodeRecord]]:
+    """(domain, agent) -> its episodes, and (OVERALL, agent) -> all of the agent's, in record order."""
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = defaultdict(list)
+    for item in records:
+        r = as_record(item)
+        groups[(r.domain, r.agent)].append(r)
+        groups[(OVERALL, r.agent)].append(r)
+    return dict(groups)
+
+
 def summarize(
     records: Iterable[Recordish], max_steps: int = 30, reference: str = REFERENCE_AGENT
 ) -> dict[tuple[str, str], dict[str, Any]]:
@@ -182,12 +185,7 @@ def summarize(
     reference agent's in the same domain (1.0 = the same; None when the reference was not run or used no
     model). Overall rows divide the overall means.
     """
-    groups: dict[tuple[str, str], list[EpisodeRecord]] = defaultdict(list)
-    for item in records:
-        r = as_record(item)
-        groups[(r.domain, r.agent)].append(r)
-        groups[(OVERALL, r.agent)].append(r)
-    summary = {key: aggregate(rs, max_steps) for key, rs in groups.items()}
+    summary = {key: aggregate(rs, max_steps) for key, rs in group_records(records).items()}
     for (domain, _agent), row in summary.items():
         ref = summary.get((domain, reference))
         row["context_rel"] = _ratio(row["prompt_tokens_per_step"], ref and ref["prompt_tokens_per_step"])

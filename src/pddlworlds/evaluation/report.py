@@ -21,6 +21,7 @@ __all__ = [
     "PAPER_SOURCE",
     "PAPER_TABLE1",
     "PAPER_TYREWORLD_ABLATIONS",
+    "load_analysis",
     "load_run",
     "main_table_rows",
     "print_main_table",
@@ -124,6 +125,19 @@ MAIN_COLUMNS = ["Domain", "Agent", "n", "SR %", "PR %", "Steps", "Context %", "T
 PAPER_COLUMNS = ["Paper SR %", "Paper PR %", "Paper steps", "Paper context %", "Paper time %"]
 
 
+def _domain_label(domain: str) -> str:
+    return "Overall" if domain == M.OVERALL else domain.capitalize()
+
+
+def _summary_rows(summary, agents: Sequence[str], domains: Sequence[str]):
+    """(domain, agent, row) in table order: each domain's agents, then the overall rows."""
+    for domain in [*domains, M.OVERALL]:
+        for agent in agents:
+            row = summary.get((domain, agent))
+            if row is not None:
+                yield domain, agent, row
+
+
 def main_table_rows(
     summary: dict[tuple[str, str], dict[str, Any]],
     agents: Sequence[str],
@@ -132,25 +146,21 @@ def main_table_rows(
 ) -> list[list[str]]:
     """Rows domain x agent (then overall) of the paper's Table 1 layout, as text cells."""
     rows = []
-    for domain in [*domains, M.OVERALL]:
-        for agent in agents:
-            row = summary.get((domain, agent))
-            if row is None:
-                continue
-            cells = [
-                domain.capitalize() if domain != M.OVERALL else "Overall",
-                _label(agent),
-                str(row["n"]),
-                _f(row["sr"], 1, 100),
-                _f(row["pr"], 1, 100),
-                _f(row["steps"], 1),
-                _f(row["context_rel"], 1, 100),
-                _f(row["time_rel"], 1, 100),
-            ]
-            if with_paper:
-                paper = _paper(domain, agent)
-                cells += [_f(v, 1) for v in paper] if paper else ["–"] * len(PAPER_COLUMNS)
-            rows.append(cells)
+    for domain, agent, row in _summary_rows(summary, agents, domains):
+        cells = [
+            _domain_label(domain),
+            _label(agent),
+            str(row["n"]),
+            _f(row["sr"], 1, 100),
+            _f(row["pr"], 1, 100),
+            _f(row["steps"], 1),
+            _f(row["context_rel"], 1, 100),
+            _f(row["time_rel"], 1, 100),
+        ]
+        if with_paper:
+            paper = _paper(domain, agent)
+            cells += [_f(v, 1) for v in paper] if paper else ["–"] * len(PAPER_COLUMNS)
+        rows.append(cells)
     return rows
 
 
@@ -162,41 +172,29 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def _efficiency_rows(summary, agents, domains) -> list[list[str]]:
-    rows = []
-    for domain in [*domains, M.OVERALL]:
-        for agent in agents:
-            row = summary.get((domain, agent))
-            if row is None:
-                continue
-            rows.append(
-                [
-                    domain.capitalize() if domain != M.OVERALL else "Overall",
-                    _label(agent),
-                    f"{row['n_solved']}/{row['n']}",
-                    str(row["n_solved_with_optimal"]),
-                    _f(row["steps_over_optimal"], 2),
-                    _f(row["extra_steps"], 1),
-                    _f(row["prompt_tokens_per_step"], 0),
-                    _f(row["all_prompt_tokens_per_step"], 0),
-                    _f(row["run_time_s"], 2),
-                    _f(row["executability"], 1, 100),
-                ]
-            )
-    return rows
+    return [
+        [
+            _domain_label(domain),
+            _label(agent),
+            f"{row['n_solved']}/{row['n']}",
+            str(row["n_solved_with_optimal"]),
+            _f(row["steps_over_optimal"], 2),
+            _f(row["extra_steps"], 1),
+            _f(row["prompt_tokens_per_step"], 0),
+            _f(row["all_prompt_tokens_per_step"], 0),
+            _f(row["run_time_s"], 2),
+            _f(row["executability"], 1, 100),
+        ]
+        for domain, agent, row in _summary_rows(summary, agents, domains)
+    ]
 
 
 def _progress_rows(summary, agents, domains) -> tuple[list[str], list[list[str]]]:
     ks = sorted({k for row in summary.values() for k in row["progress_at"]})
-    rows = []
-    for domain in [*domains, M.OVERALL]:
-        for agent in agents:
-            row = summary.get((domain, agent))
-            if row is None:
-                continue
-            rows.append(
-                [domain.capitalize() if domain != M.OVERALL else "Overall", _label(agent)]
-                + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
-            )
+    rows = [
+        [_domain_label(domain), _label(agent)] + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
+        for domain, agent, row in _summary_rows(summary, agents, domains)
+    ]
     return [f"PR@{k} %" for k in ks], rows
 
 
@@ -208,7 +206,7 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
             [
                 _label(r["agent_a"]),
                 _label(r["agent_b"]),
-                r["domain"].capitalize() if r["domain"] != M.OVERALL else "Overall",
+                _domain_label(r["domain"]),
                 "PR %" if r["metric"] == "progress" else "steps",
                 str(r["n_pairs"]),
                 str(r["n_nonzero"]),
@@ -226,18 +224,8 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
 # Plots.
 
 
-def _plot(out: Path, summary, by_step, agents, domains, max_steps: int) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
-    panels = [*domains, M.OVERALL] if len(domains) > 1 else list(domains)
-    width = 3.6 * len(panels)
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(width, 3.4), squeeze=False, sharey=True)
-    for ax, domain in zip(axes[0], panels):
+def _plot(out: Path, summary, by_step, agents, domains, max_steps: int) -> None:
+    def progress(ax, domain: str) -> None:
         for agent in agents:
             row = summary.get((domain, agent))
             if row is None:
@@ -245,36 +233,39 @@ def _plot(out: Path, summary, by_step, agents, domains, max_steps: int) -> list[
             ks = sorted(row["progress_at"])
             ys = [row["progress_at"][k] for k in ks]
             ax.plot(ks, [None if y is None else 100 * y for y in ys], marker="o", label=_label(agent))
-        ax.set_title(domain.capitalize())
-        ax.set_xlabel("step")
-        ax.set_ylim(-2, 102)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("progress rate %")
-    axes[0][-1].legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    fig.savefig(out / "progress.png", dpi=110)
-    plt.close(fig)
-    written.append("progress.png")
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(width, 3.4), squeeze=False, sharey=True)
-    for ax, domain in zip(axes[0], panels):
+    def executability(ax, domain: str) -> None:
         for agent in agents:
             series = by_step.get((domain, agent))
             if not series:
                 continue
             xs = [i for i in range(1, max_steps + 1) if series.get(i) is not None]
             ax.plot(xs, [100 * series[i] for i in xs], marker=".", label=_label(agent))
+
+    panels = [*domains, M.OVERALL] if len(domains) > 1 else list(domains)
+    _panel_figure(out / "progress.png", panels, progress, "step", "progress rate %")
+    _panel_figure(out / "executability.png", panels, executability, "step index", "valid actions %")
+
+
+def _panel_figure(path: Path, panels: Sequence[str], draw, xlabel: str, ylabel: str) -> None:
+    """One panel per domain, side by side on a shared 0-100 % axis; `draw(ax, domain)` adds the lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False, sharey=True)
+    for ax, domain in zip(axes[0], panels):
+        draw(ax, domain)
         ax.set_title(domain.capitalize())
-        ax.set_xlabel("step index")
+        ax.set_xlabel(xlabel)
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("valid actions %")
+    axes[0][0].set_ylabel(ylabel)
     axes[0][-1].legend(fontsize="small", loc="lower right")
     fig.tight_layout()
-    fig.savefig(out / "executability.png", dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
-    written.append("executability.png")
-    return written
 
 
 # ------------------------------------------------------------------------------------------------
@@ -297,12 +288,13 @@ def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str
     max_steps = _max_steps(config, lines)
     agents, domains = _order(config, lines)
     summary = M.summarize(records, max_steps)
-    by_step = {}
-    for domain in [*domains, M.OVERALL]:
-        for agent in agents:
-            group = [r for r in records if r.agent == agent and (domain == M.OVERALL or r.domain == domain)]
-            if group:
-                by_step[(domain, agent)] = M.executability_by_step(group, max_steps)
+    groups = M.group_records(records)
+    by_step = {
+        (domain, agent): M.executability_by_step(groups[(domain, agent)], max_steps)
+        for domain in [*domains, M.OVERALL]
+        for agent in agents
+        if (domain, agent) in groups
+    }
     wilcoxon = M.wilcoxon_all_pairs(records, agents, max_steps, domains if len(domains) > 1 else None)
     return {
         "max_steps": max_steps,
@@ -314,16 +306,30 @@ def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str
     }
 
 
-def write_report(out: str | Path, plots: bool = True) -> Path:
-    """Write `<out>/report.md` (and the PNG plots); returns the report's path."""
-    out = Path(out)
+def load_analysis(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
+    """A run folder's configuration, records and `analyse` result (None before any episode has ended):
+    read and computed once for both the report file and the table on screen."""
     config, lines = load_run(out)
+    return config, lines, (analyse(config, lines) if lines else None)
+
+
+def _with_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
+    """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran."""
+    agentboard = config.get("split", lines[0]["split"]) == "agentboard"
+    return agentboard and any(_paper(d, a) for d in data["domains"] for a in data["agents"])
+
+
+def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = None) -> Path:
+    """Write `<out>/report.md` (and the PNG plots); returns the report's path.
+
+    `analysis` is `load_analysis(out)` when the caller has it already.
+    """
+    out = Path(out)
+    config, lines, data = analysis if analysis is not None else load_analysis(out)
     if not lines:
         raise ValueError(f"{out} has no finished episode yet")
-    data = analyse(config, lines)
     agents, domains, summary = data["agents"], data["domains"], data["summary"]
-    agentboard = config.get("split", lines[0]["split"]) == "agentboard"
-    with_paper = agentboard and any(_paper(d, a) for d in domains for a in agents)
+    with_paper = _with_paper(config, lines, data)
     planned = len(specs_from(config)) if config else None
     errors = sum(1 for line in lines if line.get("error"))
 
@@ -390,7 +396,7 @@ def write_report(out: str | Path, plots: bool = True) -> Path:
     ]
     if with_paper:
         md += [paper_note, ""]
-    elif agentboard:
+    elif split == "agentboard":
         md += [no_paper_note, ""]
     md += [
         "## Efficiency: steps against the optimal plan, tokens, time, executability",
@@ -412,7 +418,7 @@ def write_report(out: str | Path, plots: bool = True) -> Path:
     step_rows = []
     for (domain, agent), series in data["executability_by_step"].items():
         step_rows.append(
-            [domain.capitalize() if domain != M.OVERALL else "Overall", _label(agent)]
+            [_domain_label(domain), _label(agent)]
             + [_f(series.get(i), 0, 100) for i in range(1, data["max_steps"] + 1)]
         )
     md += ["Valid actions (%) among the episodes that took each step.", ""]
@@ -449,12 +455,12 @@ def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def print_main_table(out: str | Path, console: Any = None) -> None:
-    """The main table of a run folder in the terminal (rich)."""
+def print_main_table(out: str | Path, console: Any = None, analysis: tuple | None = None) -> None:
+    """The main table of a run folder in the terminal (rich); `analysis` as for `write_report`."""
     from rich.console import Console
     from rich.table import Table
 
-    config, lines = load_run(out)
+    config, lines, data = analysis if analysis is not None else load_analysis(out)
     if console is None:
         import sys
 
@@ -462,10 +468,7 @@ def print_main_table(out: str | Path, console: Any = None) -> None:
     if not lines:
         console.print(f"{out}: no finished episode yet")
         return
-    data = analyse(config, lines)
-    with_paper = config.get("split", lines[0]["split"]) == "agentboard" and any(
-        _paper(d, a) for d in data["domains"] for a in data["agents"]
-    )
+    with_paper = _with_paper(config, lines, data)
     table = Table(title=f"{out}: {len(lines)} episodes, model {_describe_model(config)}")
     header = MAIN_COLUMNS + (["Paper SR/PR/steps"] if with_paper else [])
     for i, column in enumerate(header):

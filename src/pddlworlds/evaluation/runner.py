@@ -605,13 +605,12 @@ def run_evaluation(
         raise EvaluationError("--workers must be at least 1")
     if parallel not in ("auto", "process", "thread"):
         raise EvaluationError(f"unknown parallel mode {parallel!r}; modes: auto, process, thread")
-    for agent in plan.agents:
-        resolve_agent(agent)  # unknown names fail here, before a model is loaded
+    resolved = {name: resolve_agent(name) for name in plan.agents}  # unknown names fail here, before a model
     if backend == "ray":
         _import_ray()
     _quiet_warnings()
     store = RunStore(out)
-    needs_llm = plan.needs_llm()
+    needs_llm = any(agent_needs_llm for _, agent_needs_llm in resolved.values())
     if not needs_llm:
         plan = dataclasses.replace(plan, backend=BackendSpec("none"))
     if workers is None:
@@ -623,8 +622,7 @@ def run_evaluation(
     if llm is not None:
         _LLMS[plan.backend] = llm  # episodes played in this process reuse it
     flags = {}
-    for name in plan.agents:
-        factory, agent_needs_llm = resolve_agent(name)
+    for name, (factory, agent_needs_llm) in resolved.items():
         flags[name] = dict(factory(llm if agent_needs_llm else None).flags())
     config = build_config(plan, llm, flags)
 
