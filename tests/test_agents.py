@@ -427,7 +427,7 @@ def test_example_is_a_solved_other_problem() -> None:
     assert all(a.end == b.start for a, b in zip(example.subgoals, example.subgoals[1:]))
     assert prompts.build_example(env, PROBLEM) is example  # cached, deterministic
 
-    # the fallback (stored plan or breadth-first search) solves the example problem too
+    # the fallback (breadth-first search) solves the example problem too
     actions = prompts.expert_actions_fallback(env, "problem2")
     world = env.unwrapped.world_of("problem2")
     state = world.initial_state

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import Agent
-from .hiagent import HiAgent
+from .hiagent import HIAGENT_CONFIGS, HiAgent
 from .prompts import PROMPTS_VERSION
 from .standard import StandardAgent
 
@@ -18,15 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "StandardAgent", "HiAgent", "AGENT_NAMES", "LLM_AGENT_NAMES", "PROMPTS_VERSION", "make_agent"]
 
-#: HiAgent configurations by name: (summarize, retrieve, hide_finished).
-_HIAGENT_CONFIGS: dict[str, tuple[bool, bool, bool]] = {
-    "hiagent": (True, True, True),
-    "hiagent-no-summary": (False, True, True),
-    "hiagent-no-retrieval": (True, False, True),
-    "hiagent-no-summary-no-retrieval": (False, False, True),
-    "task-decomposition": (False, False, False),
-}
-LLM_AGENT_NAMES: tuple[str, ...] = ("standard", *_HIAGENT_CONFIGS)
+LLM_AGENT_NAMES: tuple[str, ...] = ("standard", *HIAGENT_CONFIGS)
 AGENT_NAMES: tuple[str, ...] = (*LLM_AGENT_NAMES, "expert", "random")
 
 
@@ -35,10 +27,10 @@ def make_agent(name: str, llm: LLM | None = None, **kwargs: Any) -> Agent:
     (e.g. `max_tokens`, `example`, or `seed` for "random")."""
     if name == "standard":
         return StandardAgent(_need(llm, name), **kwargs)
-    if name in _HIAGENT_CONFIGS:
-        summarize, retrieve, hide_finished = _HIAGENT_CONFIGS[name]
+    if name in HIAGENT_CONFIGS:
+        summarize, retrieve, hide_finished = HIAGENT_CONFIGS[name]
         return HiAgent(
-            _need(llm, name), summarize=summarize, retrieve=retrieve, hide_finished=hide_finished, name=name, **kwargs
+            _need(llm, name), summarize=summarize, retrieve=retrieve, hide_finished=hide_finished, **kwargs
         )
     if name == "expert":
         from .scripted import ExpertAgent

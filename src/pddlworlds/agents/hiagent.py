@@ -28,19 +28,23 @@ from . import prompts
 from .memory import Pair, Subgoal, WorkingMemory
 from .standard import ERROR_ACTION, LLMAgent
 
-__all__ = ["HiAgent", "hiagent_name"]
+__all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name"]
+
+
+#: HiAgent configurations by name: (summarize, retrieve, hide_finished), the flags as the agent keeps them
+#: (with nothing hidden there is nothing to summarise or retrieve, so those are off).
+HIAGENT_CONFIGS: dict[str, tuple[bool, bool, bool]] = {
+    "hiagent": (True, True, True),
+    "hiagent-no-summary": (False, True, True),
+    "hiagent-no-retrieval": (True, False, True),
+    "hiagent-no-summary-no-retrieval": (False, False, True),
+    "task-decomposition": (False, False, False),
+}
+_NAMES = {flags: name for name, flags in HIAGENT_CONFIGS.items()}
 
 
 def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str:
-    if not hide_finished:
-        return "task-decomposition"
-    if summarize and retrieve:
-        return "hiagent"
-    if retrieve:
-        return "hiagent-no-summary"
-    if summarize:
-        return "hiagent-no-retrieval"
-    return "hiagent-no-summary-no-retrieval"
+    return _NAMES[(summarize and hide_finished, retrieve and hide_finished, hide_finished)]
 
 
 def _same_subgoal(a: str, b: str) -> bool:
@@ -127,9 +131,7 @@ class HiAgent(LLMAgent):
                 self._retrieve(subgoal, reply.action, k)
                 retrievals += 1
                 continue
-            self._set_details(
-                completion, calls, memory, subgoal_index=subgoal.index, subgoal=subgoal.text
-            )
+            self._set_details(call, calls, memory, subgoal_index=subgoal.index, subgoal=subgoal.text)
             return reply.action
 
     def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:

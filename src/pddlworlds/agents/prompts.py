@@ -184,21 +184,6 @@ def bfs_plan(task: GroundTask, max_nodes: int = 200_000) -> list[int] | None:
     return None
 
 
-def _stored_plan(env: Any, problem: str) -> list[str] | None:
-    """Action lines of a stored plan under `planners/`, if one exists."""
-    from ..catalogue import data_dir
-
-    try:
-        root = data_dir("planners")
-    except FileNotFoundError:
-        return None
-    for path in (root / env.domain_name / env.split / f"{problem}.plan", root / env.domain_name / f"{problem}.plan"):
-        if path.is_file():
-            lines = [ln.split(";", 1)[0].strip() for ln in path.read_text().splitlines()]
-            return [ln for ln in lines if ln]
-    return None
-
-
 def _replay(world: World, actions: list[str], mode: str) -> list[tuple[str, str, str, float]]:
     state = world.initial_state
     observation = world.observe(state, "full")
@@ -223,30 +208,26 @@ def expert_steps(env: Any, problem: str) -> list[tuple[str, str, str, float]] | 
     world = env.world_of(problem)
     actions: list[str] | None = None
     if env.split != "custom":
+        from ..planning import expert_trajectory
+
         try:
-            from ..planning import expert_trajectory
-        except ImportError:
-            expert_trajectory = None  # type: ignore[assignment]
-        if expert_trajectory is not None:
-            try:
-                actions = [step[1] for step in expert_trajectory(env.domain_name, problem, split=env.split)]
-            except Exception as exc:  # a missing planner must not stop an agent: search instead
-                warnings.warn(f"expert_trajectory({env.domain_name!r}, {problem!r}) failed: {exc}", stacklevel=2)
+            actions = [step[1] for step in expert_trajectory(env.domain_name, problem, split=env.split)]
+        except Exception as exc:  # a missing planner must not stop an agent: search instead
+            warnings.warn(f"expert_trajectory({env.domain_name!r}, {problem!r}) failed: {exc}", stacklevel=2)
     if actions is None:
         actions = expert_actions_fallback(env, problem)
     return None if actions is None else _replay(world, actions, env.observation_mode)
 
 
 def expert_actions_fallback(env: Any, problem: str) -> list[str] | None:
-    """A stored plan under `planners/` if there is one, else a breadth-first search (fine for the small
-    problems examples are made from; None when the search gives up)."""
-    env = env.unwrapped
-    actions = _stored_plan(env, problem)
-    if actions is None:
-        world = env.world_of(problem)
-        plan = bfs_plan(world.task)
-        actions = None if plan is None else [world.action_text(i) for i in plan]
-    return actions
+    """A breadth-first search (fine for the small problems examples are made from; None when it gives up).
+
+    No stored plan is looked up here: for a shipped split `expert_trajectory` has already tried it, and a
+    problem of one's own (split "custom") has none, whatever its name.
+    """
+    world = env.unwrapped.world_of(problem)
+    plan = bfs_plan(world.task)
+    return None if plan is None else [world.action_text(i) for i in plan]
 
 
 def _segment(progress: list[float], start_progress: float, max_len: int) -> list[tuple[int, int]]:

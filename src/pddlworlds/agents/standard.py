@@ -77,13 +77,13 @@ class LLMAgent(Agent):
     def step_details(self) -> dict[str, Any]:
         return dict(self._details)
 
-    def _set_details(self, completion: Completion, calls: list[LLMCall], memory: str, **extra: Any) -> None:
+    def _set_details(self, action_call: LLMCall, calls: list[LLMCall], memory: str, **extra: Any) -> None:
         """Details of the call that produced the action; `calls` has every call of the step."""
         self._details = {
-            "prompt_tokens": int(completion.prompt_tokens),
-            "completion_tokens": int(completion.completion_tokens),
-            "latency_s": float(completion.latency_s),
-            "raw_output": _raw(completion),
+            "prompt_tokens": action_call.prompt_tokens,
+            "completion_tokens": action_call.completion_tokens,
+            "latency_s": action_call.latency_s,
+            "raw_output": action_call.raw_output,
             "memory_view": memory,
             "calls": list(calls),
             **extra,
@@ -121,7 +121,7 @@ class StandardAgent(LLMAgent):
             "action", self.messages(memory, prompts.standard_cue()), self.max_tokens, prompts.ACTION_STOP
         )
         action = ERROR_ACTION if completion.error else prompts.parse_reply(completion.text).action
-        self._set_details(completion, [call], memory)
+        self._set_details(call, [call], memory)
         return action
 
     def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
