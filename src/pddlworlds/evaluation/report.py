@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import atomic_write
 from . import metrics as M
 from .runner import RunStore, specs_from
 
@@ -440,10 +441,8 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
             "",
         ]
     path = out / "report.md"
-    tmp = path.with_name(".report.md.tmp")
-    tmp.write_text("\n".join(md))
-    tmp.replace(path)
-    (out / "summary.json").write_text(json.dumps(_summary_json(data), indent=2) + "\n")
+    atomic_write(path, "\n".join(md))
+    atomic_write(out / "summary.json", json.dumps(_summary_json(data), indent=2) + "\n")
     return path
 
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import atomic_write
+
 __all__ = [
     "BUILTIN_LLM_FREE_AGENTS",
     "CONFIG_FILE",
@@ -382,13 +384,7 @@ class RunStore:
             ) from exc
 
     def write_config(self, config: dict[str, Any]) -> None:
-        self.out.mkdir(parents=True, exist_ok=True)
-        tmp = self.config_path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        with open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.config_path)
-        _fsync_dir(self.out)
+        atomic_write(self.config_path, json.dumps(config, indent=2, sort_keys=True) + "\n", fsync=True)
 
     def load_lines(self, repair: bool = False) -> list[dict[str, Any]]:
         """Every stored episode line, in file order; a torn last line (a run killed mid-write) is dropped,
@@ -443,19 +439,6 @@ class RunStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def line_key(line: dict[str, Any]) -> tuple[str, str, str, str, int | None]:
