@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds.agents import AGENT_NAMES, LLM_AGENT_NAMES, HiAgent, StandardAgent, make_agent, prompts
+from pddlworlds.agents import AGENT_NAMES, LLM_AGENT_NAMES, HiAgent, StandardAgent, examples, make_agent, parsing, prompts
 from pddlworlds.llm import OpenAICompatibleLLM
 from pddlworlds.records import EpisodeRecord
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
@@ -354,7 +354,7 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
     ],
 )
 def test_parse_reply(text: str, subgoal, action: str) -> None:
-    assert prompts.parse_reply(text) == prompts.Reply(subgoal, action)
+    assert parsing.parse_reply(text) == parsing.Reply(subgoal, action)
 
 
 @pytest.mark.parametrize(
@@ -370,7 +370,7 @@ def test_parse_reply(text: str, subgoal, action: str) -> None:
     ],
 )
 def test_parse_retrieve(text: str, expected) -> None:
-    assert prompts.parse_retrieve(text) == expected
+    assert parsing.parse_retrieve(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -386,7 +386,7 @@ def test_parse_retrieve(text: str, expected) -> None:
     ],
 )
 def test_parse_summary(text: str, met, summary) -> None:
-    got_met, got_summary = prompts.parse_summary(text)
+    got_met, got_summary = parsing.parse_summary(text)
     assert got_met is met
     if summary == "The subgoal was achieved: true":  # the met line is not repeated in the summary
         assert got_summary is None
@@ -418,17 +418,17 @@ def test_action_lines_use_the_domain_text() -> None:
 def test_example_is_a_solved_other_problem() -> None:
     env = make_env()
     env.reset(options={"problem": PROBLEM})
-    assert prompts.example_problem(env, "problem1") == "problem2"  # same size as problem1: by name
-    assert prompts.example_problem(env, "problem5") == "problem1"
-    example = prompts.build_example(env, PROBLEM)
+    assert examples.example_problem(env, "problem1") == "problem2"  # same size as problem1: by name
+    assert examples.example_problem(env, "problem5") == "problem1"
+    example = examples.build_example(env, PROBLEM)
     assert example is not None and example.problem == "problem2"
     assert example.steps[-1].progress == 1.0 and "The goal is reached." in example.steps[-1].observation
     assert [s.end for s in example.subgoals][-1] == len(example.steps)
     assert all(a.end == b.start for a, b in zip(example.subgoals, example.subgoals[1:]))
-    assert prompts.build_example(env, PROBLEM) is example  # cached, deterministic
+    assert examples.build_example(env, PROBLEM) == example  # deterministic
 
     # the fallback (breadth-first search) solves the example problem too
-    actions = prompts.expert_actions_fallback(env, "problem2")
+    actions = examples.expert_actions_fallback(env, "problem2")
     world = env.unwrapped.world_of("problem2")
     state = world.initial_state
     for text in actions:
@@ -436,7 +436,7 @@ def test_example_is_a_solved_other_problem() -> None:
         assert outcome.valid
         state = outcome.state
     assert world.task.is_goal(state)
-    plan = prompts.bfs_plan(world.task)
+    plan = examples.bfs_plan(world.task)
     assert plan is not None and len(plan) == len(example.steps)
 
 
@@ -444,7 +444,7 @@ def test_system_prompts_per_configuration() -> None:
     env = make_env()
     env.reset(options={"problem": PROBLEM})
     world = env.unwrapped.world
-    example = prompts.build_example(env, PROBLEM)
+    example = examples.build_example(env, PROBLEM)
     standard = prompts.standard_system(world, example, look_around=False)
     assert "Subgoal" not in standard and f"Action: {example.steps[0].action}" in standard
     full = prompts.hiagent_system(world, example, look_around=False, hide_finished=True, summarize=True, retrieve=True)

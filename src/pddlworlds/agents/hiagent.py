@@ -26,7 +26,8 @@ from ..llm import LLM
 from ..records import LLMCall
 from . import prompts
 from .memory import Pair, Subgoal, WorkingMemory
-from .standard import ERROR_ACTION, LLMAgent
+from .llm_agent import ERROR_ACTION, LLMAgent
+from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
 
 __all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name"]
 
@@ -119,8 +120,8 @@ class HiAgent(LLMAgent):
             cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
             completion, call = self._call("action", self.messages(memory, cue), self.max_tokens, prompts.ACTION_STOP)
             calls.append(call)
-            reply = prompts.Reply(None, ERROR_ACTION) if completion.error else prompts.parse_reply(completion.text)
-            is_retrieval, k = prompts.parse_retrieve(reply.action)
+            reply = Reply(None, ERROR_ACTION) if completion.error else parse_reply(completion.text)
+            is_retrieval, k = parse_retrieve(reply.action)
             retrieving = self.retrieve and is_retrieval and not forced
             if retrieving:
                 call.purpose = "retrieve"
@@ -163,7 +164,7 @@ class HiAgent(LLMAgent):
             "summary", self.messages(memory, prompts.summary_cue(subgoal)), self.summary_max_tokens, ("\n\n",)
         )
         calls.append(call)
-        met, summary = (None, None) if completion.error else prompts.parse_summary(completion.text)
+        met, summary = (None, None) if completion.error else parse_summary(completion.text)
         subgoal.met = met
         subgoal.summary = summary or fallback
 
