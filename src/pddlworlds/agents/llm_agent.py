@@ -1,21 +1,24 @@
 """The base of the LLM agents: the prompt prefix built at `reset`, one model call with its `LLMCall`
-record, and the per-step details `Agent.run` stores.
+record, and the per-step details `Agent.run` stores (including the in-trial context size).
 
-A reply the backend reports as unusable (`Completion.error`) never raises: the step sends the empty action,
-which the environment counts as an invalid step.
+A reply the backend reports as unusable (`Completion.error`, e.g. an empty or malformed reply) never
+raises: the step sends the empty action, which the environment counts as an invalid step. An exception
+raised by `llm.chat` itself propagates, so the runner records it as the episode's fault.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
+from ..catalogue import domains
 from ..llm import LLM, Completion, Message
 from ..records import LLMCall
 from . import prompts
 from .base import Agent
-from .examples import Example, build_example, example_problem
+from .examples import Example, example_file, load_example
 
 __all__ = ["LLMAgent", "ERROR_ACTION"]
 
@@ -32,37 +35,43 @@ class LLMAgent(Agent):
         self.max_tokens = max_tokens
         self.use_example = example
         self.example: Example | None = None
-        self._examples: dict[tuple[str, ...], Example | None] = {}
+        self._examples: dict[tuple[str, str], Example | None] = {}
         self.system = ""
         self.task = ""
         self._details: dict[str, Any] = {}
 
     def flags(self) -> dict[str, Any]:
+        """What the run configuration records: the prompts' version, and each shipped domain's example
+        (its source problem and the sha256 of its file), plus the one of the last episode's domain."""
+        examples: dict[str, dict[str, str] | None] = {}
+        if self.use_example:
+            for name, domain in domains().items():
+                if example_file(domain.folder).is_file():
+                    examples[name] = _example_flags(self._example_for(domain.folder, "full"))
         return {
             "prompts_version": prompts.PROMPTS_VERSION,
             "example": self.use_example,
             "example_problem": self.example.problem if self.example else None,
+            "example_sha256": self.example.sha256 if self.example else None,
+            "examples": examples,
             "max_tokens": self.max_tokens,
         }
+
+    def _example_for(self, folder: Path, mode: str) -> Example | None:
+        key = (str(folder), mode)
+        if key not in self._examples:
+            self._examples[key] = load_example(folder, mode)
+        return self._examples[key]
 
     def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
         base = env.unwrapped
         world = base.world
         self.look_around = base.observation_mode == "changes"
-        self.example = self._example_for(base, info["problem"]) if self.use_example else None
+        folder = Path(base.domain_file).resolve().parent
+        self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
         self.system = self._system_text(world)
         self.task = prompts.problem_text(info["goal"], observation)
         self._details = {}
-
-    def _example_for(self, env: Any, problem: str) -> Example | None:
-        """`build_example`, kept per agent by domain file, example problem, text file and observation mode."""
-        other = example_problem(env, problem)
-        if other is None:
-            return None
-        key = (str(env.domain_file), str(env.problem_files[other]), str(env.text_file), env.observation_mode)
-        if key not in self._examples:
-            self._examples[key] = build_example(env, problem)
-        return self._examples[key]
 
     def _system_text(self, world) -> str:
         raise NotImplementedError
@@ -89,9 +98,14 @@ class LLMAgent(Agent):
         return dict(self._details)
 
     def _set_details(self, action_call: LLMCall, calls: list[LLMCall], memory: str, **extra: Any) -> None:
-        """Details of the call that produced the action; `calls` has every call of the step."""
+        """Details of the call that produced the action; `calls` has every call of the step.
+
+        `context_tokens` is the in-trial context as the paper counts it: the problem (goal and first
+        observation) and the working memory, not the fixed instructions, example or cue.
+        """
         self._details = {
             "prompt_tokens": action_call.prompt_tokens,
+            "context_tokens": int(self.llm.count_tokens(self.task + memory)),
             "completion_tokens": action_call.completion_tokens,
             "latency_s": action_call.latency_s,
             "raw_output": action_call.raw_output,
@@ -99,6 +113,10 @@ class LLMAgent(Agent):
             "calls": list(calls),
             **extra,
         }
+
+
+def _example_flags(example: Example | None) -> dict[str, str] | None:
+    return None if example is None else {"problem": example.problem, "sha256": example.sha256}
 
 
 def _raw(completion: Completion) -> str:

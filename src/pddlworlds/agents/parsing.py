@@ -89,30 +89,58 @@ def parse_reply(text: str) -> Reply:
     return Reply(subgoal=subgoal.strip().rstrip(".") if subgoal else None, action=_clean_action(action))
 
 
-_RETRIEVE = re.compile(r"^\W*retrieve\b\W*(?:subgoal\b\W*)?(\d+)?", re.IGNORECASE)
+_RETRIEVE = re.compile(r"^\W*retrieve\b\W*(?:subgoal(?:[ _]?id)?\b\W*)?(\d+)?", re.IGNORECASE)
 
 
 def parse_retrieve(action: str) -> tuple[bool, int | None]:
-    """(is a retrieval, subgoal number): `retrieve(2)`, `retrieve( 2 )`, `Retrieve subgoal 2`, `retrieve`."""
+    """(is a retrieval, subgoal number): `retrieve(2)`, `retrieve( 2 )`, `retrieve(subgoal_id=2)`,
+    `Retrieve subgoal 2`, `retrieve 2`, `retrieve`."""
     m = _RETRIEVE.match(action or "")
     if not m:
         return False, None
     return True, int(m.group(1)) if m.group(1) else None
 
 
+# "Met: yes", "Subgoal met: No", "reached - yes", "achieved: true" (the label form) ...
 _MET = re.compile(
-    r"\b(?:met|reached|achieved|done|completed|success(?:ful)?)\b\W{0,3}(yes|no|true|false)\b", re.IGNORECASE
+    r"(?:\bsubgoal\s+)?\b(?:met|reached|achieved|done|completed|success(?:ful)?)\b\W{0,3}(yes|no|true|false)\b",
+    re.IGNORECASE,
+)
+# ... and the sentence form: "Subgoal is met.", "The subgoal was not reached."
+_MET_SENTENCE = re.compile(
+    r"\b(?:the\s+)?(?:sub)?goal\s+(?:is|was|has\s+been)\s+(not\s+)?(?:met|reached|achieved|completed)\b",
+    re.IGNORECASE,
 )
 _SUMMARY = re.compile(r"\bsummary\b\W{0,3}(.*)", re.IGNORECASE | re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _without_sentence(text: str, span: tuple[int, int]) -> str:
+    """`text` without the sentence that holds `span`."""
+    kept, start = [], 0
+    for end_match in [*_SENTENCE_END.finditer(text), None]:
+        end = end_match.start() if end_match else len(text)
+        if not (start <= span[0] < max(end, start + 1)):
+            kept.append(text[start:end])
+        start = end_match.end() if end_match else len(text)
+    return " ".join(kept)
 
 
 def parse_summary(text: str) -> tuple[bool | None, str | None]:
-    """(met, summary) from a summariser reply such as `Met: yes\\nSummary: b1 is on b2.`"""
+    """(met, summary) from a summariser reply; met is None (unknown) when the reply does not say.
+
+    Accepted: the two-line form `Met: yes\\nSummary: ...` (either order, markdown or not), the one-line
+    forms `Subgoal met: No. <summary>`, `<summary> Subgoal is met.` and `Summary: <summary> Met: yes`, and
+    a bare leading `Yes.`/`No.`. The met statement is not repeated in the summary.
+    """
     clean = _MARKUP.sub("", text or "").strip()
     met: bool | None = None
     m = _MET.search(clean)
+    sentence = _MET_SENTENCE.search(clean) if m is None else None
     if m:
         met = m.group(1).lower() in ("yes", "true")
+    elif sentence:
+        met = sentence.group(1) is None
     else:
         lead = re.match(r"^\W*(yes|no)\s*(?:[.,:;!\n]|$)", clean, re.IGNORECASE)
         if lead:
@@ -120,7 +148,16 @@ def parse_summary(text: str) -> tuple[bool | None, str | None]:
     s = _SUMMARY.search(clean)
     if s:
         summary = s.group(1)
-    else:
+        inner = _MET.search(summary) or _MET_SENTENCE.search(summary)
+        if inner:  # "Summary: ... Met: yes": the verdict after the summary is not part of it
+            summary = summary[: inner.start()]
+    elif m and not clean[: m.start()].strip(" \t\n.,;:-"):
+        summary = clean[m.end() :]  # "Subgoal met: No. The nut could not be loosened."
+    elif m:
         summary = "\n".join(ln for ln in clean.splitlines() if not _MET.search(ln))
-    summary = " ".join(summary.split())
+    elif sentence:
+        summary = _without_sentence(clean, sentence.span())
+    else:
+        summary = clean
+    summary = " ".join(summary.split()).lstrip(" .,;:-")
     return met, summary or None

@@ -33,18 +33,24 @@ __all__ = [
     "problem_text",
     "render_pairs",
     "render_subgoals",
-    "render_retrieval",
     "retrieval_error",
+    "retrieval_note",
+    "SUMMARY_STOP",
+    "summarizer_system",
+    "summary_request",
     "standard_cue",
     "hiagent_cue",
-    "summary_cue",
 ]
 
-PROMPTS_VERSION = "pw-prompts-2"
+PROMPTS_VERSION = "pw-prompts-3"
 
-#: Stop sequences of every action call: a reply is one or two lines, and the model must not invent the
-#: observation (a blank line also ends it: small models otherwise ramble to max_tokens).
-ACTION_STOP = ("\n\n", "\nObservation", "Observation:")
+#: Stop sequences of every action call: only what truly ends a turn, an invented observation line. A blank
+#: line does not (a reply may put one between its subgoal and its action); the parser takes the first
+#: subgoal and the first action of the whole reply.
+ACTION_STOP = ("\nObservation:",)
+
+#: Stop sequences of a summary call: an invented next subgoal or action (never between Met and Summary).
+SUMMARY_STOP = ("\nSubgoal:", "\nAction:")
 
 # --------------------------------------------------------------------------------------------------
 # The domain in words.
@@ -106,7 +112,7 @@ def standard_system(world: World, example: Example | None, *, look_around: bool)
     parts = [_INTRO, _actions_block(world, look_around), "Reply with one line: Action: <action>"]
     if example is not None:
         lines = ["Example (a different problem):", f"Goal: {_goal(example.goal)}", f"Observation: {example.observation}"]
-        for step in example.steps:
+        for step in example.env_steps:
             lines += [f"Action: {step.action}", f"Observation: {step.observation}"]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -129,17 +135,25 @@ def hiagent_system(
     if hide_finished:
         rules += " A finished subgoal is shown only by a summary."
         if retrieve:
-            rules += ' To see the actions of finished subgoal k again, write "Action: retrieve(k)"; it takes no turn.'
+            rules += (
+                ' To see the actions of finished subgoal k again, write "Action: retrieve(k)": they are shown in'
+                " place of its summary until the current subgoal is finished, and it takes no turn."
+            )
     parts = [_INTRO, _actions_block(world, look_around), rules]
     if example is not None:
         lines = ["Example (a different problem):", f"Goal: {_goal(example.goal)}", f"Observation: {example.observation}"]
         for number, sub in enumerate(example.subgoals, start=1):
             lines.append(f"Subgoal {number}: {sub.text}")
-            for step in example.steps[sub.start : sub.end]:
+            for step in sub.steps:
+                if step.is_retrieval:
+                    if retrieve and hide_finished:
+                        lines += [f"Action: {step.action}", retrieval_note(step.retrieved).rstrip("\n")]
+                    continue
                 lines += [f"Action: {step.action}", f"Observation: {step.observation}"]
             if hide_finished:
-                summary = sub.summary if summarize else example.steps[sub.end - 1].observation
-                lines.append(_summary_line(summary, True if summarize else None))
+                env_steps = sub.env_steps
+                summary = sub.summary if summarize else env_steps[-1].observation
+                lines.append(_summary_line(summary, sub.met if summarize else None))
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
@@ -157,7 +171,7 @@ def problem_text(goal_text: str, observation: str) -> str:
 
 
 def render_pairs(pairs, indent: str = "") -> str:
-    """`Action: ...` / `Observation: ...` lines; a retrieval pair's observation is its block as is."""
+    """`Action: ...` / `Observation: ...` lines; a retrieval pair's observation is its note as is."""
     out = []
     for pair in pairs:
         out.append(f"{indent}Action: {pair.action}\n")
@@ -168,10 +182,9 @@ def render_pairs(pairs, indent: str = "") -> str:
     return "".join(out)
 
 
-def render_retrieval(subgoal: Subgoal) -> str:
-    """What `retrieve(k)` puts in the memory: subgoal k's own environment pairs, indented."""
-    body = render_pairs(subgoal.env_pairs, indent="  ") or "  (no actions)\n"
-    return f"Retrieved subgoal {subgoal.index} ({subgoal.text or 'not stated'}):\n{body}"
+def retrieval_note(index: int) -> str:
+    """What follows a successful `retrieve(k)` in the memory (the pairs themselves stand at subgoal k)."""
+    return f"Observation: Subgoal {index} is shown in full above, in place of its summary.\n"
 
 
 def retrieval_error(index: int | None, finished: list[int]) -> str:
@@ -180,17 +193,27 @@ def retrieval_error(index: int | None, finished: list[int]) -> str:
     return f"Cannot retrieve {which}: {known}.\n"
 
 
-def _summary_line(summary: str | None, met: bool | None) -> str:
-    label = "Summary" if met is None else f"Summary (met: {'yes' if met else 'no'})"
+def _met_word(met: bool | None) -> str:
+    return "unknown" if met is None else ("yes" if met else "no")
+
+
+def _summary_line(summary: str | None, met: bool | None, *, judged: bool = True) -> str:
+    """`Summary (met: yes|no|unknown): ...` from the summariser, plain `Summary: ...` without one."""
+    label = f"Summary (met: {_met_word(met)})" if judged else "Summary"
     return f"{label}: {summary or 'nothing recorded'}"
 
 
-def render_subgoals(subgoals, *, hide_finished: bool) -> str:
+def render_subgoals(subgoals, *, hide_finished: bool, summarize: bool = True) -> str:
+    """The working memory: each subgoal with its pairs, a finished one (when hidden) by its summary
+    unless it was retrieved during the current subgoal, then by its pairs in the summary's place."""
     out = []
     for sub in subgoals:
         out.append(f"Subgoal {sub.index}: {sub.text or '(not stated)'}\n")
-        if sub.finished and hide_finished:
-            out.append(_summary_line(sub.summary, sub.met) + "\n")
+        if sub.finished and hide_finished and not sub.retrieved_now:
+            met = sub.met if summarize else None
+            out.append(_summary_line(sub.summary, met, judged=summarize) + "\n")
+        elif sub.finished and hide_finished:
+            out.append(render_pairs(sub.env_pairs))
         else:
             out.append(render_pairs(sub.pairs))
     return "".join(out)
@@ -214,8 +237,34 @@ def hiagent_cue(current: int | None, *, forced: bool = False) -> str:
     )
 
 
-def summary_cue(subgoal: Subgoal) -> str:
-    return (
-        f'Subgoal {subgoal.index} ({subgoal.text or "not stated"}) is finished. Was it reached? '
-        'Reply with two lines: "Met: yes" or "Met: no", then "Summary: <the facts it established>".'
+# --------------------------------------------------------------------------------------------------
+# The summariser: its own prompt, seeing only the finished subgoal and its trajectory.
+
+_SUMMARIZER_EXAMPLE = (
+    "Example:\n"
+    "Subgoal: open the cellar door\n"
+    "Action: open cellar door\n"
+    "Observation: The cellar door is locked.\n"
+    "Action: take brass key\n"
+    "Observation: You cannot take brass key: there is no brass key here.\n"
+    "Met: no\n"
+    "Summary: The cellar door stayed shut: it is locked, and there is no brass key here to unlock it."
+)
+
+
+def summarizer_system() -> str:
+    return "\n\n".join(
+        [
+            "You read one finished subgoal of an agent acting in a text world: the subgoal and the actions "
+            "taken for it, each with its observation. Say whether the subgoal was met, then state in one or two "
+            "sentences the facts the actions established. If no action had the intended effect, say why "
+            "instead, from what the observations report.",
+            'Reply with two lines: "Met: yes" or "Met: no", then "Summary: <the facts>".',
+            _SUMMARIZER_EXAMPLE,
+        ]
     )
+
+
+def summary_request(subgoal: Subgoal) -> str:
+    """The summariser's user message: the finished subgoal and its environment steps, nothing else."""
+    return f"Subgoal: {subgoal.text or '(not stated)'}\n" + render_pairs(subgoal.env_pairs) + "Met:"
