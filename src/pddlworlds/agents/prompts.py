@@ -153,7 +153,7 @@ def hiagent_system(
             if hide_finished:
                 env_steps = sub.env_steps
                 summary = sub.summary if summarize else env_steps[-1].observation
-                lines.append(_summary_line(summary, sub.met if summarize else None))
+                lines.append(_summary_line(summary, sub.met, judged=summarize))
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
