@@ -118,7 +118,7 @@ def play(domain: Domain, path: Path, subgoals: list[dict[str, Any]]) -> dict[str
                     if mode == MODES[0]:
                         out["steps"].append(step)
                     continue
-                observation, _, terminated, _, info = env.step(step)
+                observation, _, _, _, info = env.step(step)
                 if mode == MODES[0]:
                     out["steps"].append({"action": info["action"] or step, "observation": {}})
                 out["steps"][j]["observation"][mode] = observation

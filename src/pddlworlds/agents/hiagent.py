@@ -27,8 +27,8 @@ import gymnasium as gym
 from ..llm import LLM, Message
 from ..records import LLMCall
 from . import prompts
-from .memory import Pair, Subgoal, WorkingMemory
 from .llm_agent import ERROR_ACTION, LLMAgent
+from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
 
 __all__ = ["HIAGENT_CONFIGS", "SAME_SUBGOAL", "HiAgent", "hiagent_name", "same_subgoal", "subgoal_words"]

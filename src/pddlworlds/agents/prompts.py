@@ -1,12 +1,13 @@
-"""Every word the LLM agents send or expect, in one place.
+"""Every word the LLM agents send, in one place.
 
 A prompt is two messages. The system message (instruction, the domain's actions with preconditions and
-effects, and one solved example of a different problem of the same domain) is fixed for a domain and an
-agent configuration; the user message starts with the problem (goal and first observation, fixed for the
+effects, and the domain's fixed solved example, see `examples.py`) is fixed for a domain and an agent
+configuration; the user message starts with the problem (goal and first observation, fixed for the
 episode), then the working memory, then a one-line cue. Everything that changes during an episode comes
 after everything that does not, so a llama.cpp backend reuses its cached prefix from call to call.
+HiAgent's summariser has a prompt of its own: the finished subgoal and its trajectory, nothing else.
 
-Only words live here: the example's construction is in `examples.py`, reply parsing in `parsing.py`.
+Only words live here: the example is read in `examples.py`, replies are parsed in `parsing.py`.
 
 `PROMPTS_VERSION` changes whenever the wording or the format changes; evaluation records it.
 """
@@ -252,17 +253,18 @@ _SUMMARIZER_EXAMPLE = (
 )
 
 
+_SUMMARIZER_TASK = (
+    "You read one finished subgoal of an agent acting in a text world: the subgoal and the actions "
+    "taken for it, each with its observation. Say whether the subgoal was met, then state in one or two "
+    "sentences the facts the actions established. If no action had the intended effect, say why "
+    "instead, from what the observations report."
+)
+_SUMMARIZER_FORMAT = 'Reply with two lines: "Met: yes" or "Met: no", then "Summary: <the facts>".'
+
+
 def summarizer_system() -> str:
-    return "\n\n".join(
-        [
-            "You read one finished subgoal of an agent acting in a text world: the subgoal and the actions "
-            "taken for it, each with its observation. Say whether the subgoal was met, then state in one or two "
-            "sentences the facts the actions established. If no action had the intended effect, say why "
-            "instead, from what the observations report.",
-            'Reply with two lines: "Met: yes" or "Met: no", then "Summary: <the facts>".',
-            _SUMMARIZER_EXAMPLE,
-        ]
-    )
+    """The summariser's instruction, reply format and one worked example (a failure explained)."""
+    return f"{_SUMMARIZER_TASK}\n\n{_SUMMARIZER_FORMAT}\n\n{_SUMMARIZER_EXAMPLE}"
 
 
 def summary_request(subgoal: Subgoal) -> str:
