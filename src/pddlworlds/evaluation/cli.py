@@ -175,6 +175,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"problem(s) x {len(plan.seeds)} seed(s) = {len(episodes)} episodes -> {args.out}",
             file=sys.stderr,
         )
+        if args.insights is not None or args.trials != 1:  # issue 13: trials with insight memory
+            from .trials_cli import cmd_trials
+
+            return cmd_trials(args, plan)
         result = run_evaluation(
             plan, args.out, workers=args.workers, backend=args.backend, progress=not args.no_progress
         )
@@ -265,6 +269,9 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
+    from .trials_cli import add_trial_arguments  # issue 13: --trials, --insights and the insight options
+
+    add_trial_arguments(p)
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

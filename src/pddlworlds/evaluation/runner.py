@@ -165,6 +165,9 @@ class EpisodeSpec:
     problem: str
     seed: int | None
     max_steps: int = 30
+    # issue 13 hook: the insight store an LLM agent reads (`pddlworlds.insights.InsightUse`) and the trial
+    insights: Any = None
+    trial: int | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -205,10 +208,10 @@ def resolve_agent(name: str) -> tuple[Callable[[Any], Any], bool]:
     return functools.partial(_make_builtin_agent, name), needs_llm
 
 
-def _make_builtin_agent(name: str, llm: Any) -> Any:
+def _make_builtin_agent(name: str, llm: Any, **kwargs: Any) -> Any:
     from ..agents import make_agent
 
-    return make_agent(name, llm)
+    return make_agent(name, llm, **kwargs)
 
 
 @dataclass
@@ -221,6 +224,9 @@ class RunPlan:
     seeds: list[int] = field(default_factory=lambda: [0])
     max_steps: int = 30
     backend: BackendSpec = field(default_factory=BackendSpec)
+    # issue 13 hook: set per trial by `evaluation.trials` (an `InsightUse` and the trial index)
+    insights: Any = None
+    trial: int | None = None
 
     @property
     def domains(self) -> list[str]:
@@ -229,7 +235,7 @@ class RunPlan:
     def episodes(self) -> list[EpisodeSpec]:
         """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
         return [
-            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps)
+            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps, self.insights, self.trial)
             for domain, problems in self.problems.items()
             for problem in problems
             for seed in self.seeds
@@ -296,7 +302,8 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     """
     factory, needs_llm = resolve_agent(spec.agent)
     llm = _llm_for(backend) if needs_llm else None
-    agent = factory(llm)
+    # issue 13 hook: an LLM agent of a trial reads the insight store the spec names
+    agent = factory(llm, insights=spec.insights.selector()) if spec.insights is not None and needs_llm else factory(llm)
     env = _env_for(spec)
     started = _now()
     record = agent.run(env, seed=spec.seed, options={"problem": spec.problem})
@@ -313,6 +320,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
         "finished_at": _now(),
         "host": platform.node(),
         "pid": os.getpid(),
+        **({"trial": spec.trial} if spec.trial is not None else {}),  # issue 13 hook
     }
     data["agent"] = spec.agent
     data["seed"] = spec.seed
@@ -480,9 +488,24 @@ def build_config(
         "llm": plan.backend.describe(llm),
         "prompts_version": _prompts_version() if uses_llm else None,
     }
+    if plan.insights is not None:  # issue 13 hook: the store this trial reads, by content
+        config["insights"] = _insights_config(plan)
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": _now(), "host": platform.node()}
     return config
+
+
+def _insights_config(plan: RunPlan) -> dict[str, Any]:
+    import hashlib
+
+    store = Path(plan.insights.store)
+    return {
+        "trial": plan.trial,
+        "store": store.name,
+        "store_sha256": hashlib.sha256(store.read_bytes()).hexdigest(),
+        "limit": plan.insights.limit,
+        "embedding": plan.insights.embedding,
+    }
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
