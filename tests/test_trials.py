@@ -4,6 +4,7 @@ trial with the same store; the CLI; and, marked embedded+slow, two trials on the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.evaluation.runner import BackendSpec, EvaluationError, RunPlan
-from pddlworlds.evaluation.trials import TrialOptions, run_trials, store_path, trial_dir, trial_rows
-from pddlworlds.insights import InsightStore
+from pddlworlds.evaluation.trials import MEMORY_DIR, run_trials, trial_dir, trial_rows
+from pddlworlds.insights import InsightMemory, InsightStore
+from pddlworlds.insights.memory import store_path as memory_store
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
 pytest.importorskip("openai")
@@ -49,6 +51,10 @@ def plan_for(srv: FakeOpenAIServer) -> RunPlan:
     )
 
 
+def store_path(out: Path, trial: int) -> Path:
+    return memory_store(out / MEMORY_DIR, trial)
+
+
 def systems(requests: list[dict]) -> list[str]:
     return [r["messages"][0]["content"] for r in requests]
 
@@ -56,7 +62,7 @@ def systems(requests: list[dict]) -> list[str]:
 def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
     out, path = tmp_path / "run", tmp_path / "insights.json"
     with FakeOpenAIServer(responder) as srv:
-        result = run_trials(plan_for(srv), out, TrialOptions(trials=2, insights=str(path)), progress=False)
+        result = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
         requests = srv.chat_requests
     assert result.complete and result.done == 2
     generation = [i for i, s in enumerate(systems(requests)) if s.startswith("You keep a short list of rules")]
@@ -79,7 +85,7 @@ def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
     ]
     assert store.revision == 2 and path.read_text() == store_path(out, 2).read_text()
     assert InsightStore.load(store_path(out, 1)).counts() == {"general": 1, "domain": 1, "task": 0}
-    update = [json.loads(x) for x in (out / "insights" / "update-1.jsonl").read_text().splitlines()]
+    update = [json.loads(x) for x in (out / MEMORY_DIR / "update-1.jsonl").read_text().splitlines()]
     assert update[0]["experience"] == "hiagent blocksworld/problem1 seed 0 vs standard blocksworld/problem1 seed 0"
     assert update[0]["unparsable"] == ["whatever"]
     lines = [json.loads(x) for x in (trial_dir(out, 2) / "episodes.jsonl").read_text().splitlines()]
@@ -87,21 +93,22 @@ def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
     standard = next(line for line in lines if line["agent"] == "standard")
     assert standard["flags"]["insights"] == ["Check the valid actions before acting.", "Unstack the top block first."]
     config = json.loads((trial_dir(out, 2) / "config.json").read_text())
-    assert config["insights"]["trial"] == 2 and config["insights"]["store"] == "store-1.json"
-    assert json.loads((out / "trials.json").read_text())["insights"]["mode"] == "pair"
-    rows = trial_rows(out)
-    assert [(r["trial"], r["agent"], r["sr"], r["rules"]["general"]) for r in rows] == [
-        (1, "standard", 1.0, 1), (1, "hiagent", 0.0, 1), (2, "standard", 1.0, 1), (2, "hiagent", 0.0, 1),
+    assert config["trial"] == 2 and config["insights"]["store"] == "store-1.json"
+    assert config["insights"]["store_sha256"] == hashlib.sha256(store_path(out, 1).read_bytes()).hexdigest()
+    assert json.loads((out / "trials.json").read_text())["memory"]["mode"] == "pair"
+    rows = trial_rows(out, InsightMemory(str(path)))
+    assert [(r["trial"], r["agent"], r["sr"], r["general rules"]) for r in rows] == [
+        (1, "standard", 1.0, "1"), (1, "hiagent", 0.0, "1"), (2, "standard", 1.0, "1"), (2, "hiagent", 0.0, "1"),
     ]
     report = (out / "trials.md").read_text()
     assert "| 1 | standard | 1 | 100.0 | 100.0 | 1 | 1 | 0 |" in report
-    assert "| 0 (start) | | | | | 0 | 0 | 0 |" in report
+    assert "| 0 | | | | | 0 | 0 | 0 |" in report
     # done trials are not played again, and other insight options are refused
     with FakeOpenAIServer(responder) as srv:
-        again = run_trials(plan_for(srv), out, TrialOptions(trials=2, insights=str(path)), progress=False)
+        again = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
         assert again.complete and srv.chat_requests == []
-        with pytest.raises(EvaluationError, match="other insight options"):
-            run_trials(plan_for(srv), out, TrialOptions(trials=2, insights=str(path), mode="success"), progress=False)
+        with pytest.raises(EvaluationError, match=r"other options:\n  memory.mode \(stored \"pair\", now \"success\"\)"):
+            run_trials(plan_for(srv), out, 2, InsightMemory(str(path), mode="success"), progress=False)
 
 
 KILLER = textwrap.dedent(
@@ -109,7 +116,8 @@ KILLER = textwrap.dedent(
     import os, signal, sys
     sys.path.insert(0, {src!r})
     from pddlworlds.evaluation.runner import BackendSpec, RunPlan
-    from pddlworlds.evaluation.trials import TrialOptions, run_trials
+    from pddlworlds.evaluation.trials import run_trials
+    from pddlworlds.insights import InsightMemory
 
     def on_event(name, trial):
         if (name, trial) == ({event!r}, 1):
@@ -117,12 +125,12 @@ KILLER = textwrap.dedent(
 
     plan = RunPlan(agents=["standard", "hiagent"], problems={{"blocksworld": ["problem1"]}}, max_steps=10,
                    backend=BackendSpec("openai", model="fake-model", base_url={url!r}, api_key="test"))
-    run_trials(plan, {out!r}, TrialOptions(trials=2, insights={path!r}), progress=False, on_event=on_event)
+    run_trials(plan, {out!r}, 2, InsightMemory({path!r}), progress=False, on_event=on_event)
     """
 )
 
 
-@pytest.mark.parametrize("event", ["trial_played", "store_written"])
+@pytest.mark.parametrize("event", ["trial_played", "trial_done"])
 def test_resume_after_a_kill_between_trials(tmp_path: Path, event: str) -> None:
     out, path = tmp_path / "run", tmp_path / "insights.json"
     with FakeOpenAIServer(responder) as srv:
@@ -131,9 +139,9 @@ def test_resume_after_a_kill_between_trials(tmp_path: Path, event: str) -> None:
         assert killed.returncode == -9, killed.stderr
         before = len(srv.chat_requests)
         assert (trial_dir(out, 1) / "episodes.jsonl").read_text().count("\n") == 2
-        assert store_path(out, 1).is_file() == (event == "store_written")
+        assert store_path(out, 1).is_file() == (event == "trial_done")
         assert not trial_dir(out, 2).exists()
-        result = run_trials(plan_for(srv), out, TrialOptions(trials=2, insights=str(path)), progress=False)
+        result = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
         resumed = srv.chat_requests[before:]
     assert result.complete
     kinds = ["generation" if s.startswith("You keep a short") else "agent" for s in systems(resumed)]
@@ -160,17 +168,27 @@ def test_cli_runs_two_trials(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "| 2 | hiagent | 1 | 0.0 |" in done.stdout and (trial_dir(out, 2) / "report.md").is_file()
     assert "2 trial(s) done" in done.stderr and InsightStore.load(path).revision == 2
+    assert "| 2 | hiagent | 1 | 0.0 | 0.0 | 1 | 1 | 0 |" in (out / "trials.md").read_text()
 
 
 def test_trial_options_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown --insight-mode 'best'; modes: success, pair"):
+        InsightMemory("x.json", mode="best")
+    with pytest.raises(ValueError, match="--insight-cap must be at least 1"):
+        InsightMemory("x.json", cap=0)
     with FakeOpenAIServer(responder) as srv:
-        plan = plan_for(srv)
-        with pytest.raises(EvaluationError, match="unknown --insight-mode 'best'"):
-            run_trials(plan, tmp_path, TrialOptions(trials=1, insights="x.json", mode="best"))
         with pytest.raises(EvaluationError, match="--trials must be at least 1"):
-            run_trials(plan, tmp_path, TrialOptions(trials=0, insights="x.json"))
+            run_trials(plan_for(srv), tmp_path, 0, InsightMemory("x.json"))
     with pytest.raises(EvaluationError, match="needs an agent that uses a model"):
-        run_trials(RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}), tmp_path, TrialOptions(1, "x.json"))
+        run_trials(RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}), tmp_path, 1, InsightMemory("x.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rules": [{"id": 1, "scale": "general"}]}')
+    done = subprocess.run(
+        [sys.executable, "-m", "pddlworlds.cli", "eval", "--agents", "standard", "--domains", "blocksworld",
+         "--llm", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--insights", str(bad), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC},
+    )
+    assert done.returncode == 2 and f"{bad}: rules[0]: missing text" in done.stderr
 
 
 @pytest.mark.embedded
@@ -181,9 +199,9 @@ def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
     out, path = tmp_path / "run", tmp_path / "insights.json"
     # the expert solves the problem, HiAgent (3 steps) cannot: one pair, so one generation call per trial
     plan = RunPlan(agents=["expert", "hiagent"], problems={"blocksworld": ["problem1"]}, max_steps=3, backend=BackendSpec("embedded"))
-    result = run_trials(plan, out, TrialOptions(trials=2, insights=str(path)), progress=False)
+    result = run_trials(plan, out, 2, InsightMemory(str(path)), progress=False)
     assert result.complete and store_path(out, 2).is_file() and InsightStore.load(path).revision == 2
     for trial in (1, 2):
-        update = [json.loads(x) for x in (out / "insights" / f"update-{trial}.jsonl").read_text().splitlines()]
+        update = [json.loads(x) for x in (out / MEMORY_DIR / f"update-{trial}.jsonl").read_text().splitlines()]
         assert len(update) == 1 and update[0]["error"] is None and update[0]["completion_tokens"] > 0
     assert len(trial_rows(out)) == 4

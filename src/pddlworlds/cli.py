@@ -13,6 +13,7 @@ import sys
 import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
+from .insights.cli import add_parsers as add_insight_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
 
 
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         except ImportError:
             continue
         getattr(mod, adder)(sub)
+    add_insight_parsers(sub)
     return parser
 
 

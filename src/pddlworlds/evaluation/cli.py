@@ -175,10 +175,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"problem(s) x {len(plan.seeds)} seed(s) = {len(episodes)} episodes -> {args.out}",
             file=sys.stderr,
         )
-        if args.insights is not None or args.trials != 1:  # issue 13: trials with insight memory
-            from .trials_cli import cmd_trials
+        make_memory = getattr(args, "trial_memory", None)  # issue 13: set by the insight options
+        memory = make_memory(args) if make_memory is not None else None
+        if args.trials != 1 or memory is not None:
+            from .trials import cmd_trials
 
-            return cmd_trials(args, plan)
+            return cmd_trials(args, plan, memory)
         result = run_evaluation(
             plan, args.out, workers=args.workers, backend=args.backend, progress=not args.no_progress
         )
@@ -269,9 +271,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
-    from .trials_cli import add_trial_arguments  # issue 13: --trials, --insights and the insight options
-
-    add_trial_arguments(p)
+    p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

@@ -165,7 +165,7 @@ class EpisodeSpec:
     problem: str
     seed: int | None
     max_steps: int = 30
-    # issue 13 hook: the insight store an LLM agent reads (`pddlworlds.insights.InsightUse`) and the trial
+    # issue 13 hook: what an LLM agent of a trial reads (`selector()`, `describe()`: an insights.InsightUse)
     insights: Any = None
     trial: int | None = None
 
@@ -488,24 +488,13 @@ def build_config(
         "llm": plan.backend.describe(llm),
         "prompts_version": _prompts_version() if uses_llm else None,
     }
-    if plan.insights is not None:  # issue 13 hook: the store this trial reads, by content
-        config["insights"] = _insights_config(plan)
+    if plan.trial is not None:  # issue 13 hook: the trial, and the memory it reads (a store, by content)
+        config["trial"] = plan.trial
+    if plan.insights is not None:
+        config["insights"] = plan.insights.describe()
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": _now(), "host": platform.node()}
     return config
-
-
-def _insights_config(plan: RunPlan) -> dict[str, Any]:
-    import hashlib
-
-    store = Path(plan.insights.store)
-    return {
-        "trial": plan.trial,
-        "store": store.name,
-        "store_sha256": hashlib.sha256(store.read_bytes()).hexdigest(),
-        "limit": plan.insights.limit,
-        "embedding": plan.insights.embedding,
-    }
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -3,7 +3,8 @@
 store.py (the JSON file) - categories.py (task category of a problem) - operations.py (reading ADD/EDIT/
 REMOVE/AGREE/MOVE from a reply) - editing.py (applying them: scores, cap) - experience.py (what an update
 learns from: `success` or `pair`) - prompts.py + generation.py (one model call per experience) -
-selection.py + embedding.py (the rules a new episode sees). Trials that use them: `evaluation/trials.py`.
+selection.py + embedding.py (the rules a new episode sees) - memory.py (a store version per trial, for
+`evaluation/trials.py`) - cli.py (the `eval` options).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .categories import category_of, task_category
 from .editing import DEFAULT_CAP, EditContext, EditLog, apply_operations
 from .experience import MODES, Experience, select_experiences
 from .generation import GenerationOptions, update_store
+from .memory import InsightMemory
 from .operations import Operation, ParsedReply, parse_operations
 from .selection import InsightSelector, InsightUse, select_rules
 from .store import InsightStore, InsightStoreError, Rule
@@ -23,6 +25,7 @@ __all__ = [
     "EditLog",
     "Experience",
     "GenerationOptions",
+    "InsightMemory",
     "InsightSelector",
     "InsightStore",
     "InsightStoreError",

@@ -8,7 +8,9 @@ calls at reset: `(env, info) -> list of rule texts`.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .categories import task_category
@@ -43,6 +45,12 @@ class InsightUse:
     store: str
     limit: int | None = None
     embedding: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """What a run's configuration records: the store by name and content, the options."""
+        store = Path(self.store)
+        digest = hashlib.sha256(store.read_bytes()).hexdigest()
+        return {"store": store.name, "store_sha256": digest, "limit": self.limit, "embedding": self.embedding}
 
     def selector(self) -> InsightSelector:
         return InsightSelector(
