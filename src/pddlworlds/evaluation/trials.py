@@ -54,10 +54,17 @@ class TrialMemory(Protocol):
 
     def done(self, folder: Path, trial: int) -> bool: ...  # the update after `trial` is written
 
-    def use(self, folder: Path, trial: int) -> Any: ...  # the agents' view for `trial`: `selector()`, `describe()`
+    def use(
+        self, folder: Path, trial: int
+    ) -> Any: ...  # the agents' view for `trial`: `selector()`, `describe()`
 
     def update(
-        self, folder: Path, trial: int, lines: Sequence[dict[str, Any]], earlier: Sequence[Sequence[dict[str, Any]]], llm: Any
+        self,
+        folder: Path,
+        trial: int,
+        lines: Sequence[dict[str, Any]],
+        earlier: Sequence[Sequence[dict[str, Any]]],
+        llm: Any,
     ) -> None: ...
 
     def columns(self, folder: Path, trial: int) -> dict[str, str]: ...  # extra report columns after `trial`
@@ -125,7 +132,9 @@ def run_trials(
     if trials < 1:
         raise EvaluationError("--trials must be at least 1")
     if memory is not None and not plan.needs_llm():
-        raise EvaluationError("a trial memory (--insights) needs an agent that uses a model (standard, hiagent, ...)")
+        raise EvaluationError(
+            "a trial memory (--insights) needs an agent that uses a model (standard, hiagent, ...)"
+        )
     out = Path(out)
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
@@ -139,7 +148,9 @@ def run_trials(
         trial_plan = dataclasses.replace(
             plan, insights=memory.use(folder, trial) if memory is not None else None, trial=trial
         )
-        run = run_evaluation(trial_plan, trial_dir(out, trial), workers=workers, backend=backend, progress=progress)
+        run = run_evaluation(
+            trial_plan, trial_dir(out, trial), workers=workers, backend=backend, progress=progress
+        )
         result.results.append(run)
         if run.interrupted or not run.complete:
             result.interrupted = run.interrupted
@@ -171,7 +182,16 @@ def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -
         for agent in dict.fromkeys(line["agent"] for line in lines):
             mine = [line for line in lines if line["agent"] == agent]
             summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", 30)))
-            rows.append({"trial": trial, "agent": agent, "n": summary["n"], "sr": summary["sr"], "pr": summary["pr"], **extra})
+            rows.append(
+                {
+                    "trial": trial,
+                    "agent": agent,
+                    "n": summary["n"],
+                    "sr": summary["sr"],
+                    "pr": summary["pr"],
+                    **extra,
+                }
+            )
         trial += 1
     return rows
 
@@ -189,7 +209,11 @@ def write_trials_report(out: str | os.PathLike[str], memory: TrialMemory | None 
         "# Trials",
         "",
         "SR and PR in percent over each trial's episodes (faulted episodes left out)"
-        + ("; the memory's columns after the trial's update (row 0: before the first trial)." if extra else "."),
+        + (
+            "; the memory's columns after the trial's update (row 0: before the first trial)."
+            if extra
+            else "."
+        ),
         "",
         "| Trial | Agent | n | SR | PR |" + "".join(f" {c} |" for c in extra),
         "|---|---|---|---|---|" + "---|" * len(extra),
@@ -210,7 +234,15 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
     trial's report, print SR/PR per trial."""
     from .report import write_report
 
-    result = run_trials(plan, args.out, args.trials, memory, workers=args.workers, backend=args.backend, progress=not args.no_progress)
+    result = run_trials(
+        plan,
+        args.out,
+        args.trials,
+        memory,
+        workers=args.workers,
+        backend=args.backend,
+        progress=not args.no_progress,
+    )
     if not args.no_report:
         for run in result.results:
             if run.lines:
@@ -218,7 +250,10 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
     path = write_trials_report(args.out, memory)
     print(path.read_text(), end="")
     if not result.complete:
-        print(f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.", file=sys.stderr)
+        print(
+            f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",
+            file=sys.stderr,
+        )
         return 130 if result.interrupted else 1
     print(f"{result.done} trial(s) done -> {args.out}", file=sys.stderr)
     return 0

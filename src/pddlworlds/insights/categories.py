@@ -12,7 +12,7 @@ import warnings
 
 from ..pddl import LiftedTask
 
-__all__ = ["task_category", "category_of"]
+__all__ = ["category_of", "task_category"]
 
 
 def task_category(task: LiftedTask) -> str:

@@ -37,9 +37,13 @@ def add_parsers(subparsers: Any) -> None:
         metavar="PATH",
         help="insight store (JSON): read before the first trial (created if missing), updated after each one",
     )
-    group.add_argument("--insight-mode", default="pair", help="experiences to learn from: pair (default) or success")
+    group.add_argument(
+        "--insight-mode", default="pair", help="experiences to learn from: pair (default) or success"
+    )
     group.add_argument("--insight-cap", type=int, default=None, help="rules kept per scale (default: 10)")
-    group.add_argument("--insight-limit", type=int, default=None, help="rules shown per episode (default: all that apply)")
+    group.add_argument(
+        "--insight-limit", type=int, default=None, help="rules shown per episode (default: all that apply)"
+    )
     group.add_argument(
         "--insight-embedding",
         default=None,

@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 from .operations import Operation
 from .store import SCALE_KINDS, InsightStore, Rule, check_scale
 
-__all__ = ["NEW_SCORE", "DEFAULT_CAP", "EditContext", "EditLog", "apply_operations", "enforce_cap", "resolve_scale"]
+__all__ = [
+    "DEFAULT_CAP",
+    "NEW_SCORE",
+    "EditContext",
+    "EditLog",
+    "apply_operations",
+    "enforce_cap",
+    "resolve_scale",
+]
 
 NEW_SCORE = 2
 #: Rules kept per scale (per `general`, per `domain:<name>`, per `task:<category>`).

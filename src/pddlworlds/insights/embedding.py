@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["EMBEDDERS", "Embedder", "load_embedder", "cosine_ranking"]
+__all__ = ["EMBEDDERS", "Embedder", "cosine_ranking", "load_embedder"]
 
 Embedder = Callable[[Sequence[str]], np.ndarray]
 

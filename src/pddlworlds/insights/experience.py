@@ -36,7 +36,9 @@ class Experience:
 
     @property
     def label(self) -> str:
-        return " vs ".join(f"{e['agent']} {e['domain']}/{e['problem']} seed {e['seed']}" for e in self.episodes)
+        return " vs ".join(
+            f"{e['agent']} {e['domain']}/{e['problem']} seed {e['seed']}" for e in self.episodes
+        )
 
 
 def _order(line: Line) -> tuple:
@@ -78,11 +80,18 @@ def select_experiences(
     for failed in first_per_problem([e for e in usable if not e.get("success")]):
         same_problem = (failed["domain"], failed["split"], failed["problem"])
         partner = next(
-            (e for lines in pool for e in lines if e.get("success") and (e["domain"], e["split"], e["problem"]) == same_problem),
+            (
+                e
+                for lines in pool
+                for e in lines
+                if e.get("success") and (e["domain"], e["split"], e["problem"]) == same_problem
+            ),
             None,
         )
         if partner is None:
-            partner = next((e for lines in pool for e in lines if e.get("success") and cat(e) == cat(failed)), None)
+            partner = next(
+                (e for lines in pool for e in lines if e.get("success") and cat(e) == cat(failed)), None
+            )
         if partner is not None:
             out.append(Experience("pair", failed["domain"], cat(failed), (failed, partner)))
     return out

@@ -50,15 +50,23 @@ def update_store(
         sections = rules_for(store, experience.domain, experience.category)
         numbering = [rule.id for _, rules in sections for rule in rules]
         messages = [
-            Message("system", prompts.generation_system(experience.domain, experience.category, options.max_operations)),
+            Message(
+                "system",
+                prompts.generation_system(experience.domain, experience.category, options.max_operations),
+            ),
             Message(
                 "user",
                 prompts.generation_request(
-                    prompts.numbered_rules(sections), experience.episodes, experience.mode, options.max_steps_shown
+                    prompts.numbered_rules(sections),
+                    experience.episodes,
+                    experience.mode,
+                    options.max_steps_shown,
                 ),
             ),
         ]
-        completion = llm.chat(messages, max_tokens=options.max_tokens, stop=prompts.INSIGHT_STOP, temperature=0.0)
+        completion = llm.chat(
+            messages, max_tokens=options.max_tokens, stop=prompts.INSIGHT_STOP, temperature=0.0
+        )
         entry: dict[str, Any] = {
             "experience": experience.label,
             "mode": experience.mode,
@@ -72,9 +80,18 @@ def update_store(
         if completion.error is None:
             parsed = parse_operations(completion.text)
             edits = apply_operations(
-                store, parsed.operations, numbering, EditContext(experience.domain, experience.category), cap=options.cap
+                store,
+                parsed.operations,
+                numbering,
+                EditContext(experience.domain, experience.category),
+                cap=options.cap,
             )
-            entry.update(applied=edits.applied, rejected=edits.rejected, dropped=edits.dropped, unparsable=parsed.unparsable)
+            entry.update(
+                applied=edits.applied,
+                rejected=edits.rejected,
+                dropped=edits.dropped,
+                unparsable=parsed.unparsable,
+            )
         log.append(entry)
     store.revision += 1
     return log

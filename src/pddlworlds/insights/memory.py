@@ -93,7 +93,9 @@ class InsightMemory:
         """The store after `trial`, from the one before and the trial's stored episodes (one call each)."""
         store = InsightStore.load(store_path(folder, trial - 1))
         experiences = select_experiences(self.mode, lines, earlier)
-        log = update_store(store, experiences, llm, GenerationOptions(cap=self.cap, max_tokens=self.max_tokens))
+        log = update_store(
+            store, experiences, llm, GenerationOptions(cap=self.cap, max_tokens=self.max_tokens)
+        )
         atomic_write(
             folder / f"update-{trial}.jsonl",
             "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in log),

@@ -69,9 +69,7 @@ def _starts(line: str) -> list[re.Match[str]]:
     out = []
     for m in _STARTS.finditer(line):
         word = m.group("op") or m.group("op2")
-        if not out and not line[: m.start()].strip():
-            out.append(m)
-        elif word.isupper() or _SEPARATED.search(line[: m.start()]):
+        if not out and not line[: m.start()].strip() or word.isupper() or _SEPARATED.search(line[: m.start()]):
             out.append(m)
     return out
 
@@ -94,7 +92,9 @@ def _one(chunk: str, word: str, source: str) -> Operation | None:
     moved = _MOVE_REST.match(rest.strip())
     if not moved:
         return None
-    return Operation(kind, number, scale=_scale(moved), text=_clean(moved.group("text")) or None, source=source)
+    return Operation(
+        kind, number, scale=_scale(moved), text=_clean(moved.group("text")) or None, source=source
+    )
 
 
 def parse_operations(reply: str) -> ParsedReply:

@@ -51,7 +51,11 @@ _EXAMPLE = (
 
 def generation_system(domain: str, category: str, max_ops: int) -> str:
     return "\n\n".join(
-        [_TASK.format(domain=domain, category=category.replace("+", " and ")), _FORMAT.format(max_ops=max_ops), _EXAMPLE]
+        [
+            _TASK.format(domain=domain, category=category.replace("+", " and ")),
+            _FORMAT.format(max_ops=max_ops),
+            _EXAMPLE,
+        ]
     )
 
 
@@ -69,7 +73,11 @@ def numbered_rules(sections: Sequence[tuple[str, Sequence[Rule]]]) -> str:
 
 
 def scale_titles(domain: str, category: str) -> tuple[str, str, str]:
-    return ("General rules", f"Rules for the {domain} domain", f"Rules for tasks about {category.replace('+', ' and ')}")
+    return (
+        "General rules",
+        f"Rules for the {domain} domain",
+        f"Rules for tasks about {category.replace('+', ' and ')}",
+    )
 
 
 def episode_text(line: dict[str, Any], max_steps: int) -> str:
@@ -94,5 +102,10 @@ def generation_request(rules_text: str, episodes: Sequence[dict[str, Any]], mode
         lead = "The same kind of task failed once and succeeded once. Compare the two episodes: what made the difference?"
     else:
         lead = "This episode reached its goal. What did it do right that is worth keeping as a rule?"
-    parts = ["Current rules:\n" + rules_text, lead, *(episode_text(e, max_steps) for e in episodes), "Your operations:"]
+    parts = [
+        "Current rules:\n" + rules_text,
+        lead,
+        *(episode_text(e, max_steps) for e in episodes),
+        "Your operations:",
+    ]
     return "\n\n".join(parts)

@@ -54,7 +54,9 @@ class InsightUse:
 
     def selector(self) -> InsightSelector:
         return InsightSelector(
-            InsightStore.load(self.store), limit=self.limit, embedder=load_embedder(self.embedding) if self.embedding else None
+            InsightStore.load(self.store),
+            limit=self.limit,
+            embedder=load_embedder(self.embedding) if self.embedding else None,
         )
 
 
@@ -69,6 +71,11 @@ class InsightSelector:
     def __call__(self, env: Any, info: dict[str, Any]) -> list[str]:
         category = task_category(env.unwrapped.world.lifted)
         rules = select_rules(
-            self.store, info["domain"], category, limit=self.limit, query=str(info.get("goal", "")), embedder=self.embedder
+            self.store,
+            info["domain"],
+            category,
+            limit=self.limit,
+            query=str(info.get("goal", "")),
+            embedder=self.embedder,
         )
         return [rule.text for rule in rules]

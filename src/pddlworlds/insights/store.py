@@ -32,8 +32,8 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "SCALE_KINDS",
-    "InsightStoreError",
     "InsightStore",
+    "InsightStoreError",
     "Rule",
     "check_scale",
     "scale_kind",
@@ -125,12 +125,16 @@ class InsightStore:
     @classmethod
     def from_dict(cls, data: Any, source: str = "<insights>") -> InsightStore:
         if not isinstance(data, dict):
-            raise InsightStoreError(f"{source}: expected a JSON object with 'rules', got {type(data).__name__}")
+            raise InsightStoreError(
+                f"{source}: expected a JSON object with 'rules', got {type(data).__name__}"
+            )
         if data.get("format", FORMAT) != FORMAT:
             raise InsightStoreError(f"{source}: 'format' is {data.get('format')!r}, expected {FORMAT!r}")
         version = data.get("format_version", FORMAT_VERSION)
         if version != FORMAT_VERSION:
-            raise InsightStoreError(f"{source}: format_version {version!r} is not supported (expected {FORMAT_VERSION})")
+            raise InsightStoreError(
+                f"{source}: format_version {version!r} is not supported (expected {FORMAT_VERSION})"
+            )
         raw_rules = data.get("rules", [])
         if not isinstance(raw_rules, list):
             raise InsightStoreError(f"{source}: 'rules' must be a list")
