@@ -123,7 +123,7 @@ def test_store_after_scripted_operations(tmp_path: Path) -> None:
         "ADD general (same as #1: score 4)",
         "MOVE #3 general",
     ]
-    assert log.rejected == ["REMOVE 9: no rule 9 was shown (1-3)"]
+    assert log.rejected == ["REMOVE 9: no rule 9 was shown (rules 1-3 were shown)"]
     # a rule at zero is dropped; the cap (2 per scale) keeps the highest scores, the older on a tie
     log = apply_operations(
         store,

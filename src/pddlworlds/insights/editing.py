@@ -81,7 +81,8 @@ def apply_operations(
 
     def shown(op: Operation) -> Rule | None:
         if op.number is None or not 1 <= op.number <= len(numbering):
-            log.rejected.append(f"{_describe(op)}: no rule {op.number} was shown (1-{len(numbering)})")
+            shown_range = f"rules 1-{len(numbering)} were" if numbering else "no rule was"
+            log.rejected.append(f"{_describe(op)}: no rule {op.number} was shown ({shown_range} shown)")
             return None
         rule = store.get(numbering[op.number - 1])
         if rule is None:
