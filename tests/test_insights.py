@@ -371,3 +371,41 @@ def test_generation_call_sees_numbered_rules_and_edits_the_store() -> None:
     assert log[0]["unparsable"] == ["what?"] and store.revision == 1
     assert [(r.id, r.score) for r in store.by_scale("task:on")] == [(5, 3), (7, 2)]
     json.dumps(log)  # the log is written as JSON lines
+
+
+@pytest.mark.slow
+def test_transformers_embedder_on_a_tiny_local_encoder(tmp_path: Path) -> None:
+    """The lazily imported embedder end to end on a randomly initialised 2-layer BERT saved to disk (no
+    download): it loads, embeds, and ranks an identical text first."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    words = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "clear",
+        "the",
+        "block",
+        "stack",
+        "shaker",
+        "fill",
+        "tyre",
+    ]
+    (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n")
+    transformers.BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+    )
+    transformers.BertModel(config).save_pretrained(tmp_path)
+    embed = load_embedder(f"transformers:{tmp_path}")
+    vectors = embed(["clear the block", "fill the shaker"])
+    assert vectors.shape == (2, 16) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert cosine_ranking("fill the shaker", ["clear the block", "fill the shaker"], embed)[0] == 1
+    with pytest.raises(ValueError, match="cannot load embedding model"):
+        load_embedder(f"transformers:{tmp_path / 'missing'}")

