@@ -367,6 +367,7 @@ def test_generation_call_sees_numbered_rules_and_edits_the_store() -> None:
     )
     assert "Episode (succeeded in 3 steps):" in user and user.endswith("Your operations:")
     assert "ADD general: <rule>" in request["messages"][0]["content"] and request["temperature"] == 0.0
+    assert request["stop"] == ["\nEpisode (", "\nAction:", "\nObservation:"]
     assert log[0]["applied"] == ["AGREE #3 (score 3)", "ADD #7 task:on", "REMOVE #2 (score 4)"]
     assert log[0]["unparsable"] == ["what?"] and store.revision == 1
     assert [(r.id, r.score) for r in store.by_scale("task:on")] == [(5, 3), (7, 2)]

@@ -21,8 +21,8 @@ __all__ = [
 ]
 
 INSIGHT_PROMPTS_VERSION = "pw-insights-1"
-#: Stop sequences of a generation call: an invented next episode.
-INSIGHT_STOP = ("\nEpisode (",)
+#: Stop sequences of a generation call: an invented episode or step (a base model continuing the transcript).
+INSIGHT_STOP = ("\nEpisode (", "\nAction:", "\nObservation:")
 
 _TASK = (
     "You keep a short list of rules that help an agent reach goals in a text world by writing one action "
