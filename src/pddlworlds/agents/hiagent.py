@@ -1,12 +1,14 @@
 """HiAgent: working memory in subgoal chunks, with summaries of finished subgoals and trajectory retrieval.
 
 Each turn the model writes `Subgoal: ...` and `Action: ...` (a new subgoal) or only `Action: ...`
-(continuing the current one). When a new subgoal is written, the finished one's action/observation pairs
-leave the prompt and a summary takes their place; the summary comes from a separate model call that sees
-the finished subgoal with its pairs (it is the same prompt prefix, so a llama.cpp cache is reused) and
-says whether the subgoal was met. `Action: retrieve(k)` puts subgoal k's pairs back into the current
-subgoal's memory and asks again, without an environment step; after `max_retrievals_in_a_row` of them
-the prompt asks for a world action, and a further `retrieve` goes to the world, which rejects it.
+(continuing the current one); a subgoal that restates the current one in other words (token-set
+similarity at least `SAME_SUBGOAL`) continues it. When a new subgoal is written, the finished one's
+action/observation pairs leave the prompt and a summary takes their place; the summary comes from the
+summariser, a separate call with its own prompt that sees only the finished subgoal and its pairs and
+says whether it was met (yes, no, or unknown when the reply does not say). `Action: retrieve(k)` shows
+finished subgoal k's pairs at k's place instead of its summary until the current subgoal finishes, and
+asks again without an environment step; after `max_retrievals_in_a_row` of them the prompt asks for a
+world action, and a further `retrieve` goes to the world, which rejects it.
 
 Ablations (flags of this one class):
 - `summarize=False` (w/o OS): no summary call; the summary is the subgoal's last observation;
@@ -22,13 +24,14 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..llm import LLM
+from ..llm import LLM, Message
 from ..records import LLMCall
 from . import prompts
+from .llm_agent import ERROR_ACTION, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
-from .standard import ERROR_ACTION, LLMAgent
+from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
 
-__all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name"]
+__all__ = ["HIAGENT_CONFIGS", "SAME_SUBGOAL", "HiAgent", "hiagent_name", "same_subgoal", "subgoal_words"]
 
 
 #: HiAgent configurations by name: (summarize, retrieve, hide_finished), the flags as the agent keeps them
@@ -47,9 +50,23 @@ def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str
     return _NAMES[(summarize and hide_finished, retrieve and hide_finished, hide_finished)]
 
 
-def _same_subgoal(a: str, b: str) -> bool:
-    norm = lambda s: " ".join(re.findall(r"[a-z0-9_\-]+", s.lower()))  # noqa: E731
-    return norm(a) == norm(b)
+#: Two subgoal statements whose word sets (lower case, without the words in `_FILLER`) overlap by at least
+#: this Jaccard index are the same subgoal: "clear b1" and "make b1 clear" (2/3) are, "clear b1" and
+#: "clear b2" (1/3) are not. Word order is ignored, so "stack b1 on b2" restates "stack b2 on b1".
+SAME_SUBGOAL = 0.6
+_FILLER = frozenset("a an the to of and then now so that is are be it its first next".split())
+
+
+def subgoal_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.findall(r"[a-z0-9_\-]+", text.lower()) if w not in _FILLER)
+
+
+def same_subgoal(a: str, b: str) -> bool:
+    """Whether `b` restates subgoal `a` (token-set similarity, see `SAME_SUBGOAL`)."""
+    wa, wb = subgoal_words(a), subgoal_words(b)
+    if not wa or not wb:
+        return wa == wb
+    return len(wa & wb) / len(wa | wb) >= SAME_SUBGOAL
 
 
 class HiAgent(LLMAgent):
@@ -105,7 +122,7 @@ class HiAgent(LLMAgent):
 
     def memory_text(self) -> str:
         """The working-memory part of the prompt, exactly as it is sent."""
-        return prompts.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished)
+        return prompts.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize)
 
     # ---- one turn ------------------------------------------------------------------------------
 
@@ -119,13 +136,13 @@ class HiAgent(LLMAgent):
             cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
             completion, call = self._call("action", self.messages(memory, cue), self.max_tokens, prompts.ACTION_STOP)
             calls.append(call)
-            reply = prompts.Reply(None, ERROR_ACTION) if completion.error else prompts.parse_reply(completion.text)
-            is_retrieval, k = prompts.parse_retrieve(reply.action)
+            reply = Reply(None, ERROR_ACTION) if completion.error else parse_reply(completion.text)
+            is_retrieval, k = parse_retrieve(reply.action)
             retrieving = self.retrieve and is_retrieval and not forced
             if retrieving:
                 call.purpose = "retrieve"
             if reply.subgoal is not None:
-                self._new_subgoal(reply.subgoal, memory, calls)
+                self._new_subgoal(reply.subgoal, calls)
             subgoal = self.wm.ensure_current()
             if retrieving:
                 self._retrieve(subgoal, reply.action, k)
@@ -139,40 +156,41 @@ class HiAgent(LLMAgent):
 
     # ---- subgoals ------------------------------------------------------------------------------
 
-    def _new_subgoal(self, text: str, memory: str, calls: list[LLMCall]) -> None:
+    def _new_subgoal(self, text: str, calls: list[LLMCall]) -> None:
         current = self.wm.current
         if current is not None:
-            if _same_subgoal(current.text, text):
+            if same_subgoal(current.text, text):
                 return  # the model restated the subgoal it is working on
             if not current.env_pairs:  # nothing was done under it: the new statement replaces it
                 current.text = text
                 return
-            self._finish(current, memory, calls)
+            self._finish(current, calls)
         self.wm.open(text)
 
-    def _finish(self, subgoal: Subgoal, memory: str, calls: list[LLMCall]) -> None:
+    def _finish(self, subgoal: Subgoal, calls: list[LLMCall]) -> None:
         subgoal.finished = True
+        for other in self.wm.subgoals:  # retrieved pairs fold back into their summaries
+            other.retrieved_now = False
         if not self.hide_finished:
             return
         fallback = subgoal.last_observation
         if not self.summarize:
             subgoal.summary = fallback
             return
-        # The summariser sees the memory exactly as the model just did (the finished subgoal in full).
-        completion, call = self._call(
-            "summary", self.messages(memory, prompts.summary_cue(subgoal)), self.summary_max_tokens, ("\n\n",)
-        )
+        messages = [Message("system", prompts.summarizer_system()), Message("user", prompts.summary_request(subgoal))]
+        completion, call = self._call("summary", messages, self.summary_max_tokens, prompts.SUMMARY_STOP)
         calls.append(call)
-        met, summary = (None, None) if completion.error else prompts.parse_summary(completion.text)
+        met, summary = (None, None) if completion.error else parse_summary(completion.text)
         subgoal.met = met
         subgoal.summary = summary or fallback
 
     def _retrieve(self, subgoal: Subgoal, action: str, k: int | None) -> None:
+        """Show finished subgoal k in full at its place (no environment step), or note why not."""
         finished = [s.index for s in self.wm.finished()]
         action = f"retrieve({k})" if k is not None else action
         target = self.wm.get(k) if k is not None else None
         if target is None or not target.finished:
-            block = prompts.retrieval_error(k, finished)
-            subgoal.pairs.append(Pair(action, block, kind="retrieval"))
+            subgoal.pairs.append(Pair(action, prompts.retrieval_error(k, finished), kind="retrieval"))
         else:
-            subgoal.pairs.append(Pair(action, prompts.render_retrieval(target), kind="retrieval", retrieved=k))
+            target.retrieved_now = True
+            subgoal.pairs.append(Pair(action, prompts.retrieval_note(k), kind="retrieval", retrieved=k))

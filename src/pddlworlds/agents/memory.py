@@ -17,7 +17,8 @@ class Pair:
     """One line pair of the working memory.
 
     `kind` is "env" for an environment step (`step` is its 1-based index) and "retrieval" for a
-    `retrieve(k)` that put subgoal `retrieved`'s pairs back (no environment step; `step` is None).
+    `retrieve(k)` (no environment step; `step` is None): its observation is the note the model read,
+    and `retrieved` is k when subgoal k's pairs were brought back to their place.
     """
 
     action: str
@@ -34,7 +35,8 @@ class Subgoal:
     pairs: list[Pair] = field(default_factory=list)
     finished: bool = False
     summary: str | None = None
-    met: bool | None = None
+    met: bool | None = None  # the summariser's verdict: yes, no, or None for unknown (or not asked)
+    retrieved_now: bool = False  # brought back by `retrieve` during the current subgoal: shown in full
 
     @property
     def env_pairs(self) -> list[Pair]:

@@ -1,0 +1,125 @@
+"""The base of the LLM agents: the prompt prefix built at `reset`, one model call with its `LLMCall`
+record, and the per-step details `Agent.run` stores (including the in-trial context size).
+
+A reply the backend reports as unusable (`Completion.error`, e.g. an empty or malformed reply) never
+raises: the step sends the empty action, which the environment counts as an invalid step. An exception
+raised by `llm.chat` itself propagates, so the runner records it as the episode's fault.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from ..catalogue import domains
+from ..llm import LLM, Completion, Message
+from ..records import LLMCall
+from . import prompts
+from .base import Agent
+from .examples import Example, example_file, load_example
+
+__all__ = ["LLMAgent", "ERROR_ACTION"]
+
+#: What is sent to the environment when the model gave no usable reply: the env rejects it as empty.
+ERROR_ACTION = ""
+
+
+class LLMAgent(Agent):
+    """Shared plumbing of the LLM agents; subclasses write `_system_text` and `act`."""
+
+    def __init__(self, llm: LLM, *, max_tokens: int, example: bool = True):
+        self.llm = llm
+        self.model = llm.model_id
+        self.max_tokens = max_tokens
+        self.use_example = example
+        self.example: Example | None = None
+        self._examples: dict[tuple[str, str], Example | None] = {}
+        self.system = ""
+        self.task = ""
+        self._details: dict[str, Any] = {}
+
+    def flags(self) -> dict[str, Any]:
+        """What the run configuration records: the prompts' version, and each shipped domain's example
+        (its source problem and the sha256 of its file), plus the one of the last episode's domain."""
+        examples: dict[str, dict[str, str] | None] = {}
+        if self.use_example:
+            for name, domain in domains().items():
+                if example_file(domain.folder).is_file():
+                    examples[name] = _example_flags(self._example_for(domain.folder, "full"))
+        return {
+            "prompts_version": prompts.PROMPTS_VERSION,
+            "example": self.use_example,
+            "example_problem": self.example.problem if self.example else None,
+            "example_sha256": self.example.sha256 if self.example else None,
+            "examples": examples,
+            "max_tokens": self.max_tokens,
+        }
+
+    def _example_for(self, folder: Path, mode: str) -> Example | None:
+        key = (str(folder), mode)
+        if key not in self._examples:
+            self._examples[key] = load_example(folder, mode)
+        return self._examples[key]
+
+    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+        base = env.unwrapped
+        world = base.world
+        self.look_around = base.observation_mode == "changes"
+        folder = Path(base.domain_file).resolve().parent
+        self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
+        self.system = self._system_text(world)
+        self.task = prompts.problem_text(info["goal"], observation)
+        self._details = {}
+
+    def _system_text(self, world) -> str:
+        raise NotImplementedError
+
+    def messages(self, memory: str, cue: str) -> list[Message]:
+        """The prompt: fixed system text, then the problem, the memory and the cue (in that order)."""
+        return [Message("system", self.system), Message("user", f"{self.task}{memory}{cue}")]
+
+    def _call(
+        self, purpose: str, messages: list[Message], max_tokens: int, stop: tuple[str, ...] = ()
+    ) -> tuple[Completion, LLMCall]:
+        completion = self.llm.chat(messages, max_tokens=max_tokens, stop=stop, temperature=0.0)
+        call = LLMCall(
+            purpose=purpose,
+            prompt_tokens=int(completion.prompt_tokens),
+            completion_tokens=int(completion.completion_tokens),
+            latency_s=float(completion.latency_s),
+            raw_output=_raw(completion),
+            error=completion.error,
+        )
+        return completion, call
+
+    def step_details(self) -> dict[str, Any]:
+        return dict(self._details)
+
+    def _set_details(self, action_call: LLMCall, calls: list[LLMCall], memory: str, **extra: Any) -> None:
+        """Details of the call that produced the action; `calls` has every call of the step.
+
+        `context_tokens` is the in-trial context as the paper counts it: the problem (goal and first
+        observation) and the working memory, not the fixed instructions, example or cue.
+        """
+        self._details = {
+            "prompt_tokens": action_call.prompt_tokens,
+            "context_tokens": int(self.llm.count_tokens(self.task + memory)),
+            "completion_tokens": action_call.completion_tokens,
+            "latency_s": action_call.latency_s,
+            "raw_output": action_call.raw_output,
+            "memory_view": memory,
+            "calls": list(calls),
+            **extra,
+        }
+
+
+def _example_flags(example: Example | None) -> dict[str, str] | None:
+    return None if example is None else {"problem": example.problem, "sha256": example.sha256}
+
+
+def _raw(completion: Completion) -> str:
+    if completion.error is None:
+        return completion.text
+    return completion.raw if completion.raw is not None else completion.text
