@@ -35,17 +35,18 @@ from pddlworlds.catalogue import domains, get_domain
 from pddlworlds.grounding import natural_key
 from pddlworlds.pddl import PDDLNormalisationWarning
 from pddlworlds.planning import (
-    _replay,
-    _target,
-    _world,
     get_planner,
     parse_plan,
+    plan_file,
     planner_version,
+    read_index,
+    replay,
+    resolve_target,
     solve,
     update_index,
+    world_of,
     write_plan_file,
 )
-from pddlworlds.plans import plan_file, read_index
 
 ROW_TAG = "pddlworlds-index-row: "
 PROOF = "A* with admissible heuristic LM-cut finished; plan validated (replay and unified-planning)"
@@ -90,9 +91,9 @@ def row_from_plan_file(domain: str, split: str, problem: str) -> dict[str, str] 
     if found is None or found[1] != pddl_hash(domain, split, problem):
         return None
     row = found[0]
-    world = _world(_target(domain, problem, split))
-    indices, states, _ = _replay(world, parse_plan(plan_file(domain, problem).read_text()), world.initial_state)
-    if indices is None or not world.task.is_goal(states[-1]) or str(len(indices)) != row.get("length"):
+    world = world_of(resolve_target(domain, problem, split))
+    played = replay(world, parse_plan(plan_file(domain, problem).read_text()), world.initial_state)
+    if not played.goal or str(len(played.indices or ())) != row.get("length"):
         return None
     return row
 

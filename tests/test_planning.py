@@ -11,10 +11,11 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds import planning
+from pddlworlds.planning import store
 from pddlworlds.agents.scripted import ExpertAgent, RandomAgent
-from pddlworlds.catalogue import get_domain
+from pddlworlds.catalogue import domains, get_domain
 from pddlworlds.planning import (
+    INDEX_COLUMNS,
     PLANNERS,
     ExpertStep,
     PlanStatus,
@@ -27,7 +28,8 @@ from pddlworlds.planning import (
     update_index,
     validate_plan,
 )
-from pddlworlds.planning_cli import add_plan_parsers
+from pddlworlds.planning.cli import add_plan_parsers
+from pddlworlds.planning.worker import tagged_pids
 from pddlworlds.plans import plan_file, read_index
 
 pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.pddl.PDDLNormalisationWarning")
@@ -78,7 +80,7 @@ def test_optimal_length_reads_the_index(monkeypatch):
         {"domain": "gripper", "split": "agentboard", "problem": "prob02", "length": "17", "optimal": "false"},
         {"domain": "gripper", "split": "agentboard", "problem": "prob03", "length": "", "optimal": "false"},
     ]
-    monkeypatch.setattr(planning, "read_index", lambda: rows)
+    monkeypatch.setattr(store, "read_index", lambda: rows)
     assert optimal_length("gripper", "prob01") == 11
     assert optimal_length("gripper", "prob01", split="generated") is None
     assert optimal_length("gripper", "prob02") is None
@@ -112,7 +114,7 @@ def test_update_index_merges_rows(tmp_path):
     assert [r["problem"] for r in rows] == ["g2", "g10"]  # natural order
     assert rows[1]["length"] == "4"
     assert (tmp_path / "index.csv.lock").exists()
-    assert list(rows[0]) == planning.INDEX_COLUMNS
+    assert list(rows[0]) == INDEX_COLUMNS
 
 
 # ---- solve() -----------------------------------------------------------------------------------
@@ -134,7 +136,7 @@ def test_solve_small_problem(planner):
         assert text in env.unwrapped.valid_actions()
         *_, terminated, _, info = env.step(text)
     assert terminated and info["success"]
-    assert planning._tagged_pids(plan.details["worker_token"]) == []
+    assert tagged_pids(plan.details["worker_token"]) == []
 
 
 @pytest.mark.parametrize("planner", ["fd-opt", "pyperplan-sat"])
@@ -157,7 +159,7 @@ def test_timeout_kills_every_planner_process(tmp_path):
     def watch():
         while not stop.is_set():
             if started:
-                for pid in planning._tagged_pids(started[0][1]):
+                for pid in tagged_pids(started[0][1]):
                     try:
                         with open(f"/proc/{pid}/cmdline", "rb") as handle:
                             seen[pid] = handle.read().replace(b"\0", b" ").decode(errors="replace")
@@ -176,7 +178,7 @@ def test_timeout_kills_every_planner_process(tmp_path):
     assert timeout <= plan.time_s < timeout + 5
     assert any("pddlworlds.planning" in cmd for cmd in seen.values())  # the watcher saw the worker
     time.sleep(0.2)
-    assert planning._tagged_pids(started[0][1]) == [], "a planner process outlived its timeout"
+    assert tagged_pids(started[0][1]) == [], "a planner process outlived its timeout"
     for pid in seen:  # and nothing of it, e.g. `downward`, is left in any state
         try:
             with open(f"/proc/{pid}/stat") as handle:
@@ -271,7 +273,7 @@ def test_cmd_plan_json(capsys):
     assert validate_plan("gripper", "prob01", [(s, tuple(a)) for s, a in result["actions"]]).valid
 
 
-@pytest.mark.parametrize("domain", ["blocksworld", "gripper", "tyreworld", "barman"])
+@pytest.mark.parametrize("domain", sorted(domains()))
 def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domain):
     import gymnasium as gym
 
