@@ -117,6 +117,60 @@ def test_update_index_merges_rows(tmp_path):
     assert list(rows[0]) == INDEX_COLUMNS
 
 
+def test_replay_on_the_world_and_case_insensitive_lookup():
+    from pddlworlds.planning import replay, resolve_target, world_of
+
+    target = resolve_target("blocksworld", "problem1")
+    world = world_of(target)
+    actions = stored_plan("blocksworld", "problem1") or list(solve("blocksworld", "problem1").actions)
+    played = replay(world, actions, world.initial_state)
+    assert played.goal and played.reason == "" and len(played.indices) == len(actions) == len(played.states) - 1
+    shouted = [(s.upper(), tuple(a.upper() for a in args)) for s, args in actions]
+    assert replay(world, shouted, world.initial_state).indices == played.indices
+    assert world.action_of("STACK", ("nope", "b1")) is None
+    short = replay(world, actions[:-1], world.initial_state)
+    assert short.indices is not None and not short.goal
+    bad = replay(world, [actions[1], *actions], world.initial_state)
+    assert bad.indices is None and not bad.goal and bad.reason.startswith("step 1: (") and "not applicable" in bad.reason
+    unknown = replay(world, [("fly", ("b1",))], world.initial_state)
+    assert unknown.reason == "step 1: (fly b1) is not an action of this problem"
+
+
+def test_planning_does_not_import_the_environment():
+    """The planner sits above env.py: importing its whole front (and CLI) must not load the environment."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pddlworlds.planning, pddlworlds.planning.cli, pddlworlds.planning.worker; "
+            "print(sorted(m for m in sys.modules if m == 'pddlworlds.env'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_worker_entry_point_rejects_wrong_arguments():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "pddlworlds.planning.worker", "only-one"], capture_output=True, text=True)
+    assert out.returncode == 2 and "usage: python -m pddlworlds.planning.worker" in out.stderr
+
+
+def test_run_killable_kills_the_whole_group(tmp_path):
+    import sys
+
+    from pddlworlds.planning.worker import run_killable
+
+    script = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    with open(tmp_path / "log", "wb") as log:
+        start = time.monotonic()
+        run = run_killable([sys.executable, "-c", script], 1.5, cwd=tmp_path, stdout=log)
+    assert run.timed_out and run.returncode is None and time.monotonic() - start < 10
+    assert tagged_pids(run.token) == []
+    with open(tmp_path / "log", "wb") as log:
+        done = run_killable([sys.executable, "-c", "raise SystemExit(3)"], 30, cwd=tmp_path, stdout=log)
+    assert not done.timed_out and done.returncode == 3
+
+
 # ---- solve() -----------------------------------------------------------------------------------
 
 
