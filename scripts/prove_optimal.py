@@ -38,14 +38,21 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import up_fast_downward
 
 from pddlworlds.catalogue import DEFAULT_SPLIT, domains
 from pddlworlds.pddl import domain_constants, normalise_domain, normalise_problem
-from pddlworlds.planning import parse_plan, planner_version, read_index, update_index, validate_plan, write_plan_file
+from pddlworlds.planning import (
+    parse_plan,
+    planner_version,
+    read_index,
+    update_index,
+    validate_plan,
+    write_plan_file,
+)
 from pddlworlds.planning.store import index_file
 from pddlworlds.planning.worker import run_killable
 

@@ -18,9 +18,9 @@ Each domain module's docstring says how its problems are drawn.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from . import barman, blocksworld, gripper, tyreworld
 from .barman import BARMAN_GOAL_LIMITS
@@ -28,22 +28,22 @@ from .base import LEVELS, DomainGenerator, problem_name, problem_rng
 from .blocksworld import random_towers
 
 __all__ = [
+    "BARMAN_GOAL_LIMITS",
+    "DEFAULT_SEED",
     "DOMAINS",
     "GENERATORS",
+    "HEADER_MARK",
     "LEVELS",
+    "PER_LEVEL",
     "SIZES",
     "SPLIT",
-    "DEFAULT_SEED",
-    "PER_LEVEL",
-    "BARMAN_GOAL_LIMITS",
-    "HEADER_MARK",
     "DomainGenerator",
     "GeneratedProblem",
+    "generate_problem",
+    "generate_split",
     "problem_name",
     "problem_rng",
     "problem_size",
-    "generate_problem",
-    "generate_split",
     "random_towers",
 ]
 

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from ..files import atomic_write
 
-__all__ = ["KillableRun", "WorkerRun", "TOKEN_VARIABLE", "run_killable", "run_worker", "tagged_pids"]
+__all__ = ["TOKEN_VARIABLE", "KillableRun", "WorkerRun", "run_killable", "run_worker", "tagged_pids"]
 
 #: The environment variable every process of one call inherits, with the call's random token.
 TOKEN_VARIABLE = "PDDLWORLDS_PLAN_TOKEN"
@@ -225,8 +225,10 @@ def run_killable(
     token = uuid.uuid4().hex
     env = dict(os.environ if env is None else env, **{TOKEN_VARIABLE: token})
     timed_out = False
-    proc = subprocess.Popen(list(cmd), cwd=cwd, stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True, preexec_fn=preexec_fn)
+    proc = subprocess.Popen(
+        list(cmd), cwd=cwd, stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        preexec_fn=preexec_fn,  # noqa: PLW1509  (callers pass only os.nice and setrlimit)
+    )
     try:
         if on_start is not None:
             on_start(proc.pid, token)
