@@ -14,6 +14,7 @@ import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
 from .pddl import PDDLError, PDDLNormalisationWarning
+from .planning.cli import add_plan_parsers
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -93,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=30)
     p.set_defaults(func=cmd_play)
 
-    for module, adder in (("planning_cli", "add_plan_parsers"), ("evaluation.cli", "add_eval_parsers")):
+    add_plan_parsers(sub)
+    for module, adder in (("evaluation.cli", "add_eval_parsers"),):
         try:
             mod = __import__(f"pddlworlds.{module}", fromlist=[adder])
         except ImportError:

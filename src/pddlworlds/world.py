@@ -7,6 +7,7 @@ state of its own; the environment only keeps the current state, the step count a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from .catalogue import load_task
@@ -106,6 +107,21 @@ class World:
 
     def action_text(self, index: int) -> str:
         return self._action_texts[index]
+
+    def action_of(self, schema: str, args: tuple[str, ...] | list[str]) -> int | None:
+        """The ground action `(schema args)`, matched without case as PDDL names are; None if there is none.
+
+        Planners and plan files write names in lower case while the task keeps the case of the file.
+        """
+        index = self.task.action_index.get((schema, tuple(args)))
+        if index is None:
+            index = self._folded_action_index.get((schema.lower(), tuple(a.lower() for a in args)))
+        return index
+
+    @cached_property
+    def _folded_action_index(self) -> dict[tuple[str, tuple[str, ...]], int]:
+        """Built on the first lookup that misses the exact index (most plans never need it)."""
+        return {(s.lower(), tuple(a.lower() for a in args)): i for (s, args), i in self.task.action_index.items()}
 
     def valid_actions(self, state: int) -> list[str]:
         """Executable actions in the task's fixed action order, each in the form the parser accepts."""

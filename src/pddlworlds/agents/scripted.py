@@ -54,7 +54,7 @@ class ExpertAgent(Agent):
         return sum(1 for e in self._events if e["event"] == "replan")
 
     def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
-        from ..planning import _replay, stored_plan
+        from ..planning import replay, stored_plan
 
         self._env = env.unwrapped
         self._events = []
@@ -64,12 +64,13 @@ class ExpertAgent(Agent):
         world = self._env.world
         actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.split != "custom" else None
         if actions is not None:
-            indices, states, why = _replay(world, actions, self._env.state)
-            if indices is not None and world.task.is_goal(states[-1]):
-                self._follow(indices, states)
-                self._events.append({"event": "stored plan", "step": 0, "length": len(indices)})
+            played = replay(world, actions, self._env.state)
+            if played.goal and played.indices is not None:
+                self._follow(played.indices, played.states)
+                self._events.append({"event": "stored plan", "step": 0, "length": len(played.indices)})
             else:
-                self._events.append({"event": "stored plan rejected", "step": 0, "reason": why or "goal not reached"})
+                self._events.append({"event": "stored plan rejected", "step": 0,
+                                     "reason": played.reason or "goal not reached"})
 
     def _follow(self, indices: list[int], states: list[int]) -> None:
         world = self._env.world
@@ -77,21 +78,24 @@ class ExpertAgent(Agent):
         self._states = states
 
     def _replan(self) -> bool:
-        from ..planning import _env_target, _replay, _solve_target
+        from pathlib import Path
+
+        from ..planning import Target, replay, solve_target
 
         env = self._env
         world = env.world
         atoms = world.task.true_atoms(env.state)
-        target = _env_target(env)
+        target = Target(env.domain_name, world.name, env.split, Path(env.domain_file),
+                        Path(env.problem_files[world.name]), env.text_file, env.split != "custom")
         for planner, timeout in self.replanners:
-            plan = _solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
+            plan = solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
             event = {"event": "replan", "step": self._steps, "planner": planner, "status": plan.status.value,
                      "length": plan.length, "time_s": round(plan.time_s, 3)}
             self._events.append(event)
             if plan.solved:
-                indices, states, _ = _replay(world, plan.actions, env.state)
-                if indices is not None:  # solve() has replayed it already; this cannot fail
-                    self._follow(indices, states)
+                played = replay(world, plan.actions, env.state)
+                if played.indices is not None:  # solve_target has replayed it already; this cannot fail
+                    self._follow(played.indices, played.states)
                     return True
             if plan.status.value == "unsolvable":
                 break  # no planner will do better

@@ -14,14 +14,17 @@ import json
 import sys
 from pathlib import Path
 
-from .catalogue import DEFAULT_SPLIT
+from ..catalogue import DEFAULT_SPLIT, get_domain
+from .configs import PLANNERS
+from .expert import expert_trajectory
+from .results import PlanStatus
+from .solving import solve
+from .store import format_plan, optimal_length
 
 __all__ = ["add_plan_parsers", "cmd_expert", "cmd_plan"]
 
 
 def add_plan_parsers(subparsers) -> None:
-    from .planning import PLANNERS
-
     p = subparsers.add_parser(
         "plan",
         help="solve a problem with a classical planner",
@@ -52,8 +55,6 @@ def add_plan_parsers(subparsers) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .planning import PlanStatus, format_plan, solve
-
     plan = solve(args.domain, args.problem, planner=args.planner, timeout=args.timeout, split=args.split)
     if args.format == "json":
         d = plan.to_dict()
@@ -78,9 +79,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_expert(args: argparse.Namespace) -> int:
-    from .catalogue import get_domain
-    from .planning import expert_trajectory, optimal_length
-
     domain = get_domain(args.domain)
     problems = args.problems or domain.problems(args.split)
     out = sys.stdout if args.out in (None, "-") else open(Path(args.out), "w")  # noqa: SIM115
@@ -103,7 +101,7 @@ def cmd_expert(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pddlworlds.planning_cli")
+    parser = argparse.ArgumentParser(prog="python -m pddlworlds.planning")
     add_plan_parsers(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
