@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .grounding import Atom, GroundTask, bind, natural_key
-from .pddl import LiftedTask, PDDLError, Schema
+from .pddl import LiftedTask, PDDLError, Schema, read_pddl_text
 
 __all__ = [
     "CHARSET",
@@ -38,6 +38,8 @@ META_ACTIONS = ("check valid actions", "look around")
 FILLER_WORDS = frozenset(
     "a an the to from on in into of at with and by for using use i will now then please action it its is while".split()
 )
+#: Words that turn an instruction into its opposite ("do not unstack b2 from b3"); such text is refused.
+NEGATION_WORDS = frozenset("not never dont don doesnt doesn cannot shouldnt shouldn mustnt mustn".split())
 _SLOT = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
 
@@ -96,10 +98,12 @@ def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemp
     """Templates for `task` from `path` (TOML), with the bare PDDL form for anything not given."""
     data: dict = {}
     source = "<generic>"
-    if path is not None and Path(path).exists():
+    if path is not None:
         source = str(path)
+        if not Path(path).is_file():
+            raise PDDLError("text file not found (text_file must name an existing text.toml)", path)
         try:
-            data = tomllib.loads(Path(path).read_text())
+            data = tomllib.loads(read_pddl_text(path))
         except tomllib.TOMLDecodeError as exc:
             raise PDDLError(f"invalid TOML: {exc}", path) from exc
     pred_text = data.get("predicates", {})
@@ -173,7 +177,7 @@ class ParsedAction:
 class ParseError:
     """Why a text is not an action, in words the agent can act on."""
 
-    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous"
+    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous" | "negated"
     message: str
 
 
@@ -196,6 +200,7 @@ class ActionParser:
             self._keywords[schema.name] = [
                 (p, frozenset(p.words) | name_words) for p in templates.actions[schema.name]
             ]
+        self._phrase_words = {w for phrasings in self._keywords.values() for _, words in phrasings for w in words}
 
     @staticmethod
     def _weight(word: str) -> int:
@@ -209,8 +214,17 @@ class ActionParser:
             return ParseError("empty", "The action is empty. " + self.verbs_hint())
         joined = " ".join(words)
         shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
+        negation = self._negation(words)
+        if negation is not None:
+            return ParseError(
+                "negated",
+                f"The action {shown} is negated ({negation!r}): write the one action to take, "
+                "not one to avoid. Nothing was done.",
+            )
         for meta in META_ACTIONS:
             if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
+                if joined != meta and all(w in self.objects for w in meta.split()):
+                    continue  # its words name objects here ("stack look around"): read it as an action
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -250,6 +264,13 @@ class ActionParser:
         keywords = dict(self._keywords[name])[phrase]
         leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
         return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
+
+    def _negation(self, words: list[str]) -> str | None:
+        """The first negating word that is neither an object's name nor a word of an action phrasing."""
+        for word in words:
+            if word in NEGATION_WORDS and word not in self.objects and word not in self._phrase_words:
+                return word
+        return None
 
     def _fit(self, words: list[str], phrase: Phrase, name: str) -> tuple[bool, bool]:
         """(right number of objects, every object of the right type) for reading `words` with `phrase`."""
