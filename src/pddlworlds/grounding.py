@@ -31,9 +31,9 @@ __all__ = [
 
 #: Most ground actions `ground` builds. Each holds four bit masks as long as the atom count, so memory
 #: grows with actions times atoms; past this, a problem is refused before any is built.
-MAX_GROUND_ACTIONS = 1_000_000
+MAX_GROUND_ACTIONS = 200_000
 #: Most ground atoms `ground` numbers (the width of a state and of every action's masks).
-MAX_ATOMS = 100_000
+MAX_ATOMS = 20_000
 
 Atom = tuple[str, tuple[str, ...]]
 

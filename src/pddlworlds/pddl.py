@@ -76,7 +76,7 @@ def read_pddl_bytes(path: str | Path, max_bytes: int = MAX_PDDL_BYTES) -> bytes:
             )
         data = path.read_bytes()
     except FileNotFoundError:
-        raise PDDLError("file not found", path) from None
+        raise PDDLError("cannot read file: no such file", path) from None
     except OSError as exc:
         raise PDDLError(f"cannot read file: {exc.strerror or exc}", path) from exc
     try:
@@ -132,6 +132,14 @@ def _tokenise(text: str, path: Path) -> list[_Token]:
     return tokens
 
 
+_SECTIONS = frozenset(
+    ":domain :requirements :types :constants :predicates :functions :action :durative-action :derived "
+    ":objects :init :goal :metric".split()
+)
+_ACTIONS = frozenset({":action", ":durative-action"})
+_ACTION_KEYS = frozenset({":parameters", ":precondition", ":effect", ":duration", ":condition"})
+
+
 def _left_open(opened: list[_Token], tok: _Token) -> bool:
     """Whether the innermost open form looks unclosed, judged by indentation (the only trace of intent).
 
@@ -154,16 +162,18 @@ def _read_sexpr(text: str, path: Path) -> list:
     """Nested lists of strings; raises PDDLError with the line of an unbalanced parenthesis.
 
     Iterative, with a nesting limit, so hostile input cannot exhaust the stack here or in unified-planning.
-    A missing ')' is blamed on the form most likely left open (see `_left_open`); failing that, on the
-    innermost form still open at the end.
+    A missing ')' is blamed on the form most likely left open: the first one found holding what belongs
+    elsewhere (a section such as `(:goal` belongs directly in `define`, `:effect` directly in an action),
+    else the first one that indentation says was left open (`_left_open`), else the innermost one.
     """
     stack: list[_Node] = [_Node()]
     opened: list[_Token] = []
-    suspect: _Token | None = None
+    suspect: _Token | None = None  # from the structure: a section or action keyword nested too deep
+    by_indent: _Token | None = None  # from the indentation
     for tok in _tokenise(text, path):
         if tok.text == "(":
-            if suspect is None and tok.first_on_line and _left_open(opened, tok):
-                suspect = opened[-1]
+            if by_indent is None and tok.first_on_line and _left_open(opened, tok):
+                by_indent = opened[-1]
             if len(opened) >= MAX_NESTING:
                 raise PDDLError(
                     f"parentheses nested deeper than {MAX_NESTING} levels (MAX_NESTING); "
@@ -182,10 +192,16 @@ def _read_sexpr(text: str, path: Path) -> list:
             opened.pop()
             stack[-1].append(done)
         else:
+            if suspect is None and len(opened) >= 2:
+                word = tok.text.lower()
+                if not stack[-1] and word in _SECTIONS and len(opened) > 2:
+                    suspect = opened[-2]  # a section belongs directly inside (define ...)
+                elif word in _ACTION_KEYS and str(stack[-1][0] if stack[-1] else "").lower() not in _ACTIONS:
+                    suspect = opened[-1]  # :effect and the like belong directly inside (:action ...)
             stack[-1].append(tok.text)
     if len(stack) > 1:
-        blamed = suspect if suspect is not None else opened[-1]
-        raise PDDLError("missing ')': the '(' opened here is never closed", path, blamed.line)
+        blamed = suspect or by_indent or opened[-1]
+        raise PDDLError("unclosed '(' opened here: a ')' is missing", path, blamed.line)
     top = [x for x in stack[0] if isinstance(x, list)]
     if len(top) != 1 or not top[0] or str(top[0][0]).lower() != "define":
         raise PDDLError("expected one (define ...) form", path, 1)

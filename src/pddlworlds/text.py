@@ -200,6 +200,17 @@ class ActionParser:
             self._keywords[schema.name] = [
                 (p, frozenset(p.words) | name_words) for p in templates.actions[schema.name]
             ]
+        # Each phrasing, and the bare PDDL form, as words and parameter indices in text order.
+        self._patterns: list[tuple[str, tuple[str | int, ...]]] = []
+        for schema in task.schemas:
+            bare = [schema.name.lower(), *(i for i in range(len(schema.parameters)))]
+            self._patterns.append((schema.name, tuple(t for item in bare for t in _split(item))))
+            for phrase in templates.actions[schema.name]:
+                pieces = _SLOT.split(phrase.template)  # literal, slot name, literal, ...
+                pattern: list[str | int] = []
+                for i, piece in enumerate(pieces):
+                    pattern.extend([schema.parameters.index(piece)] if i % 2 else tokens(piece))
+                self._patterns.append((schema.name, tuple(pattern)))
         self._phrase_words = {w for phrasings in self._keywords.values() for _, words in phrasings for w in words}
 
     @staticmethod
@@ -221,10 +232,11 @@ class ActionParser:
                 f"The action {shown} is negated ({negation!r}): write the one action to take, "
                 "not one to avoid. Nothing was done.",
             )
+        exact = self._exact_phrase(words)
+        if exact is not None:  # an action written exactly as listed wins over a meta-action it contains
+            return exact
         for meta in META_ACTIONS:
             if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
-                if joined != meta and all(w in self.objects for w in meta.split()):
-                    continue  # its words name objects here ("stack look around"): read it as an action
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -264,6 +276,26 @@ class ActionParser:
         keywords = dict(self._keywords[name])[phrase]
         leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
         return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
+
+    def _exact_phrase(self, words: list[str]) -> ParsedAction | None:
+        """The action whose phrasing `words` spell exactly, word for word, objects in the slots."""
+        if words[0] in self.objects and len(words) == 1:
+            return None
+        found = None
+        for name, pattern in self._patterns:
+            if len(pattern) != len(words):
+                continue
+            args = [""] * len(self.schemas[name].parameters)
+            for item, word in zip(pattern, words):
+                if isinstance(item, int) and word in self.objects:
+                    args[item] = word
+                elif item != word:
+                    break
+            else:
+                if found is not None and found != (name, tuple(args)):
+                    return None  # two readings: leave it to the scoring below
+                found = (name, tuple(args))
+        return None if found is None else ParsedAction(schema=found[0], args=found[1])
 
     def _negation(self, words: list[str]) -> str | None:
         """The first negating word that is neither an object's name nor a word of an action phrasing."""
@@ -325,6 +357,10 @@ class ActionParser:
     def verbs_hint(self) -> str:
         verbs = [self.templates.signature(s.name) for s in self.task.schemas]
         return "Actions are: " + ", ".join(verbs) + ", " + ", ".join(META_ACTIONS) + "."
+
+
+def _split(item: str | int) -> list[str | int]:
+    return [item] if isinstance(item, int) else tokens(item)
 
 
 # --------------------------------------------------------------------------------------------------
