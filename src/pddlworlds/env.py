@@ -86,7 +86,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; a `text_file`
     that does not exist is an error, and so are two problem files of one name). Size guards, each
     refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
-    `max_file_bytes` (256 KiB per PDDL file); `split` must be a split's name, never a path.
+    `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
 
     ## Version History
     * v0: initial release.
