@@ -278,7 +278,8 @@ class ActionParser:
         return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
 
     def _exact_phrase(self, words: list[str]) -> ParsedAction | None:
-        """The action whose phrasing `words` spell exactly, word for word, objects in the slots."""
+        """The action whose phrasing `words` spell exactly, word for word, objects of the right types in
+        the slots; None when no phrasing or more than one reading does."""
         if words[0] in self.objects and len(words) == 1:
             return None
         found = None
@@ -292,6 +293,8 @@ class ActionParser:
                 elif item != word:
                     break
             else:
+                if not self.types_fit(name, tuple(args)):
+                    continue  # "grasp shot1 left" may still be a phrasing's reading, scored below
                 if found is not None and found != (name, tuple(args)):
                     return None  # two readings: leave it to the scoring below
                 found = (name, tuple(args))
