@@ -133,10 +133,10 @@ def _tokenise(text: str, path: Path) -> list[_Token]:
     return tokens
 
 
-_SECTIONS = frozenset(
-    ":domain :requirements :types :constants :predicates :functions :action :durative-action :derived "
-    ":objects :init :goal :metric".split()
-)
+_SECTIONS = frozenset({
+    ":domain", ":requirements", ":types", ":constants", ":predicates", ":functions", ":action",
+    ":durative-action", ":derived", ":objects", ":init", ":goal", ":metric",
+})
 _ACTIONS = frozenset({":action", ":durative-action"})
 _ACTION_KEYS = frozenset({":parameters", ":precondition", ":effect", ":duration", ":condition"})
 

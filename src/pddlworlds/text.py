@@ -39,7 +39,9 @@ FILLER_WORDS = frozenset(
     "a an the to from on in into of at with and by for using use i will now then please action it its is while".split()
 )
 #: Words that turn an instruction into its opposite ("do not unstack b2 from b3"); such text is refused.
-NEGATION_WORDS = frozenset("not never dont don doesnt doesn cannot shouldnt shouldn mustnt mustn".split())
+NEGATION_WORDS = frozenset({
+    "not", "never", "dont", "don", "doesnt", "doesn", "cannot", "shouldnt", "shouldn", "mustnt", "mustn",
+})
 _SLOT = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
 
