@@ -9,14 +9,34 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
-from .pddl import LiftedTask
+from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
+from .pddl import MAX_PDDL_BYTES, LiftedTask
 from .text import CHARSET, OBSERVATION_MODES, TextTemplates, load_templates
 from .world import World, text_bound
 
-__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH"]
+__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "problems_by_name"]
 
 #: Longest action text the action space admits; longer texts are still handled (truncated in messages).
 ACTION_MAX_LENGTH = 1024
+#: `info["action_kind"]` of a step taken in an episode whose goal already held at reset.
+SOLVED_AT_RESET = "goal held at reset"
+GOAL_HELD_AT_RESET = "The goal already held at the start, so the episode is over; nothing was done."
+
+
+def problems_by_name(problem_files: list[str | Path]) -> dict[str, Path]:
+    """Problem name (the file's stem) -> file; two different files of one name are refused, since an
+    episode is known by its problem name and one of them would silently never be played."""
+    files: dict[str, Path] = {}
+    for given in problem_files:
+        path = Path(given)
+        name = path.stem
+        if name in files and files[name].resolve() != path.resolve():
+            raise ValueError(
+                f"two problem files are both named {name!r}: {files[name]} and {path}; problems are known "
+                "by file name, so rename one, or make one environment per folder"
+            )
+        files[name] = path
+    return files
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -40,7 +60,10 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     ## Starting State
     `reset(seed=s)` picks a problem of the split with the seeded generator;
-    `reset(options={"problem": "p03"})` picks one by name.
+    `reset(options={"problem": "p03"})` picks one by name. If the goal already holds in the initial
+    state, the episode starts solved: `reset`'s info has `success` True and the observation ends with
+    "The goal is reached."; the first `step` then changes nothing and returns `terminated=True` with
+    success (`action_kind` "goal held at reset"), so an action can never break a goal it did not reach.
 
     ## Rewards
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
@@ -60,7 +83,10 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
     `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
-    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`).
+    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; a `text_file`
+    that does not exist is an error, and so are two problem files of one name). Size guards, each
+    refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
+    `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
 
     ## Version History
     * v0: initial release.
@@ -79,6 +105,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         domain_file: str | Path | None = None,
         problem_files: list[str | Path] | None = None,
         text_file: str | Path | None = None,
+        max_ground_actions: int = MAX_GROUND_ACTIONS,
+        max_atoms: int = MAX_ATOMS,
+        max_file_bytes: int = MAX_PDDL_BYTES,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
@@ -90,11 +119,11 @@ class PDDLTextEnv(gym.Env[str, str]):
             names = catalogue_domain.problems(split)
             files = {n: catalogue_domain.problem_file(n, split) for n in names}
             domain_file = catalogue_domain.domain_file
-            text_file = catalogue_domain.text_file
+            text_file = catalogue_domain.text_file if catalogue_domain.text_file.is_file() else None
         elif domain_file is not None and problem_files:
             self.domain_name = Path(domain_file).resolve().parent.name  # resolved: a bare "d.pddl" has none
             self.split = "custom"
-            files = {Path(p).stem: Path(p) for p in problem_files}
+            files = problems_by_name(problem_files)
             names = list(files)
         else:
             raise ValueError("give a shipped `domain` name, or a `domain_file` and `problem_files`")
@@ -107,7 +136,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.problem_names: list[str] = names
         self.problem_files: dict[str, Path] = {n: Path(f) for n, f in files.items()}
         self.domain_file = Path(domain_file)
-        self.text_file: Path | None = Path(text_file) if text_file and Path(text_file).is_file() else None
+        self.text_file: Path | None = Path(text_file) if text_file else None  # a missing one is an error
+        self.limits = {"max_ground_actions": max_ground_actions, "max_atoms": max_atoms}
+        self.max_file_bytes = max_file_bytes
         self._fixed_problem = problem
         self._texts: dict[str, tuple[LiftedTask, TextTemplates]] = {}
         self._worlds: dict[str, World] = {}
@@ -127,6 +158,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._step = 0
         self._best = 0.0
         self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
+        self._solved_at_reset = False
         self._last_observation = ""
 
     # ---- problems ----------------------------------------------------------------------------
@@ -134,14 +166,14 @@ class PDDLTextEnv(gym.Env[str, str]):
     def _task_and_templates(self, name: str) -> tuple[LiftedTask, TextTemplates]:
         """Read once per problem: the observation bound needs every problem's, a world only some."""
         if name not in self._texts:
-            task = load_task(self.domain_file, self.problem_files[name])
+            task = load_task(self.domain_file, self.problem_files[name], max_file_bytes=self.max_file_bytes)
             self._texts[name] = (task, load_templates(task, self.text_file))
         return self._texts[name]
 
     def world_of(self, name: str) -> World:
         """The grounded world of one of this environment's problems (built once, then shared)."""
         if name not in self._worlds:
-            self._worlds[name] = World(*self._task_and_templates(name), name)
+            self._worlds[name] = World(*self._task_and_templates(name), name, **self.limits)
         return self._worlds[name]
 
     def _text_bound(self, name: str) -> int:
@@ -169,6 +201,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._step = 0
         self._best = self.world.task.progress(self.state)
         self._paid = 0.0
+        self._solved_at_reset = self.world.task.is_goal(self.state)
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -177,6 +210,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         return observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        if self._solved_at_reset:
+            return self._step_solved_at_reset()
         text = action if isinstance(action, str) else str(action)
         outcome = self.world.step(self.state, text, self.observation_mode)
         self.state = outcome.state
@@ -193,6 +228,18 @@ class PDDLTextEnv(gym.Env[str, str]):
         if self.render_mode == "human":
             self.render()
         return outcome.observation, float(reward), terminated, False, info
+
+    def _step_solved_at_reset(self) -> tuple[str, float, bool, bool, dict]:
+        """The goal held at reset, so the episode was over before it began: a step changes nothing and
+        terminates with success (an action that would break the goal is never applied)."""
+        self._step += 1
+        reward = self._best - self._paid
+        self._paid = self._best
+        self._last_observation = GOAL_HELD_AT_RESET
+        info = self._info(valid=True, kind=SOLVED_AT_RESET, action=None, error=None)
+        if self.render_mode == "human":
+            self.render()
+        return GOAL_HELD_AT_RESET, float(reward), True, False, info
 
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .catalogue import load_task
-from .grounding import GroundTask, ground, set_bits
+from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, GroundTask, ground, set_bits
 from .pddl import LiftedTask
 from .text import (
     META_ACTIONS,
@@ -43,9 +43,17 @@ class Outcome:
 class World:
     """A grounded problem with its text: observations, goal, valid actions and the text transition."""
 
-    def __init__(self, task: LiftedTask, templates: TextTemplates, name: str | None = None):
+    def __init__(
+        self,
+        task: LiftedTask,
+        templates: TextTemplates,
+        name: str | None = None,
+        *,
+        max_ground_actions: int = MAX_GROUND_ACTIONS,
+        max_atoms: int = MAX_ATOMS,
+    ):
         self.lifted = task
-        self.task: GroundTask = ground(task)
+        self.task: GroundTask = ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
         self.templates = templates
         self.parser = ActionParser(task, templates)
         self.name = name or task.problem_name
@@ -63,8 +71,9 @@ class World:
             templates.sentence((n, args), true=positive) for n, args, positive in task.goal
         ) + "."
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
-        # fuzzy parser (which sees only these words, so the result is the same). Texts that read as a
-        # meta-action or as more than one action are left to the parser.
+        # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
+        # a meta-action its words contain ("stack look around" with objects look and around); texts that
+        # are exactly a meta-action, or read as more than one action, are left to the parser.
         canonical: dict[str, int | None] = {}
         for index, text in enumerate(self._action_texts):
             words = " ".join(tokens(text))
@@ -72,7 +81,7 @@ class World:
         self._canonical = {
             words: index
             for words, index in canonical.items()
-            if index is not None and not any(m in words for m in (*META_ACTIONS, "valid actions"))
+            if index is not None and words not in (*META_ACTIONS, "valid actions")
         }
         self._exact = {self._action_texts[index]: index for index in self._canonical.values()}
 
