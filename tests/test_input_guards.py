@@ -160,6 +160,18 @@ def test_a_file_named_like_a_shipped_domain_does_not_shadow_it(tmp_path: Path, m
     import gymnasium as gym
 
     assert gym.make("pddlworlds/Blocksworld-v0").reset(seed=0)[1]["domain"] == "blocksworld"
+    from pddlworlds.planning import resolve_target
+
+    target = resolve_target("blocksworld", "problem1")  # the planner's reading of a name, too
+    assert target.shipped and target.domain_file == get_domain("blocksworld").domain_file
+
+
+def test_the_planner_names_a_missing_problem_file(tmp_path: Path) -> None:
+    from pddlworlds.planning import resolve_target
+
+    with pytest.raises(PDDLError, match="no such PDDL file") as caught:
+        resolve_target("blocksworld", str(tmp_path / "nope.pddl"))
+    assert caught.value.path == str(tmp_path / "nope.pddl")
 
 
 # ---- size guards -----------------------------------------------------------------------------------

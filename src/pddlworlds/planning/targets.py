@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalogue import DEFAULT_SPLIT, get_domain, load_task
-from ..pddl import PDDLNormalisationWarning
+from ..catalogue import DEFAULT_SPLIT, get_domain, load_task, names_shipped_domain
+from ..pddl import PDDLError, PDDLNormalisationWarning
 from ..world import World
 from .results import Action, action_pddl
 
@@ -42,11 +42,11 @@ def _looks_like_file(name: str | os.PathLike) -> bool:
 def resolve_target(domain: str | os.PathLike, problem: str | os.PathLike, split: str = DEFAULT_SPLIT,
                    text_file: str | os.PathLike | None = None) -> Target:
     """A shipped domain's problem by name, a problem file for a shipped domain, or two PDDL files."""
-    if _looks_like_file(domain):
+    if not names_shipped_domain(domain) and _looks_like_file(domain):
         domain_file, problem_file = Path(domain).resolve(), Path(problem).resolve()
         for f in (domain_file, problem_file):
             if not f.is_file():
-                raise FileNotFoundError(f"no such PDDL file: {f}")
+                raise PDDLError("no such PDDL file", f)
         return Target(domain_file.parent.name, problem_file.stem, "custom", domain_file, problem_file,
                       Path(text_file) if text_file else None, False)
     d = get_domain(str(domain))
@@ -54,7 +54,7 @@ def resolve_target(domain: str | os.PathLike, problem: str | os.PathLike, split:
     if _looks_like_file(problem):  # a problem file of one's own for a shipped domain
         problem_path = Path(problem).resolve()
         if not problem_path.is_file():
-            raise FileNotFoundError(f"no such PDDL file: {problem_path}")
+            raise PDDLError("no such PDDL file", problem_path)
         return Target(d.name, problem_path.stem, "custom", d.domain_file, problem_path, text, False)
     return Target(d.name, os.fspath(problem), split, d.domain_file, d.problem_file(os.fspath(problem), split), text,
                   True)
