@@ -1,0 +1,65 @@
+"""`pddlworlds view RUN_DIR [RUN_DIR ...]`: write the viewer page, or serve it on 127.0.0.1."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .page import write_page
+from .runs import ViewerWarning
+
+__all__ = ["add_parsers", "cmd_view", "serve"]
+
+
+def serve(page: Path, port: int = 0) -> None:
+    """Serve `page`'s folder on 127.0.0.1 (port 0: a free one) until interrupted; opens no browser."""
+    handler = functools.partial(QuietHandler, directory=str(page.parent))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        print(f"serving http://127.0.0.1:{server.server_address[1]}/{page.name} (Ctrl-C to stop)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ViewerWarning)
+        page = write_page(args.run_dirs, args.out, replay=not args.no_replay)
+    for warning in caught:
+        if issubclass(warning.category, ViewerWarning):
+            print(f"pddlworlds view: warning: {warning.message}", file=sys.stderr)
+    print(page)
+    if args.serve:
+        serve(page, args.port)
+    return 0
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `view` to the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "view",
+        help="write one self-contained HTML page to browse runs (episodes, steps, memory, comparisons)",
+        description="Read run folders written by `pddlworlds eval --out DIR` (finished, in progress or resumed) "
+        "and write one HTML file with everything inlined: no network is needed to open it.",
+    )
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run folder(s); several are shown side by side")
+    p.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/view.html of the first)")
+    p.add_argument("--serve", action="store_true", help="also serve the page on 127.0.0.1 (opens no browser)")
+    p.add_argument("--port", type=int, default=0, help="port for --serve (default: a free one)")
+    p.add_argument(
+        "--no-replay", action="store_true", help="do not replay episodes to show how each action was parsed"
+    )
+    p.set_defaults(func=cmd_view)
