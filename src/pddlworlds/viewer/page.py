@@ -28,9 +28,9 @@ def _asset(name: str) -> str:
 
 
 def _json_block(value: Any) -> str:
-    """JSON safe inside a <script> element: no `</` can close it early."""
+    """JSON safe inside a <script> element: every `<` escaped, so no `</script>` or `<!--` can end it early."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def build_html(runs: list[RunFolder], replay: bool = True) -> str:

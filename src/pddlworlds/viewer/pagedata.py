@@ -23,6 +23,11 @@ STEP_FIELDS = {
     "index", "action", "observation", "valid", "action_kind", "progress", "prompt_tokens", "completion_tokens",
     "latency_s", "raw_output", "subgoal_index", "subgoal", "memory_view", "calls",
 }
+#: Episode fields the viewer lays out itself (those of `EpisodeRecord` and the runner's `meta`).
+EPISODE_FIELDS = {
+    "agent", "domain", "split", "problem", "seed", "success", "progress", "steps", "optimal_length", "run_time_s",
+    "goal", "initial_observation", "flags", "model", "trajectory", "memory", "error", "meta",
+}
 
 
 def _number(value: Any, default: float = 0.0) -> float:
@@ -153,7 +158,7 @@ def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDe
             "picture": picture,
             "more": {k: v for k, v in step.items() if k not in STEP_FIELDS},
         })
-    known = {"trajectory", "initial_observation", "goal", "flags", "model", "meta", "memory", "error"}
+    known = EPISODE_FIELDS
     return {
         "goal": line.get("goal"),
         "initial_observation": line.get("initial_observation"),
@@ -163,8 +168,7 @@ def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDe
         "meta": line.get("meta") or {},
         "memory": line.get("memory") or [],
         "error": line.get("error"),
-        "more": {k: v for k, v in line.items() if k not in known and not isinstance(v, (list, dict))
-                 and k not in ("agent", "domain", "split", "problem", "seed")},
+        "more": {k: v for k, v in line.items() if k not in known},
         "steps": steps,
     }
 
