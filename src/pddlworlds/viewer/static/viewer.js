@@ -30,7 +30,7 @@
   // ---- small SVG line chart ------------------------------------------------------------------
   function lineChart(series, opts) {
     const w = opts.width || 300, h = opts.height || 160, pad = opts.pad === undefined ? 28 : opts.pad;
-    const maxX = Math.max(1, ...series.map(s => s.values.length - 1));
+    const maxX = opts.maxX || Math.max(1, ...series.map(s => s.values.length - 1));
     const x = k => pad + (w - pad - 8) * k / maxX;
     const y = v => h - pad + 4 - (h - pad - 8) * v;
     let out = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" class="chart">`;
@@ -295,7 +295,7 @@
         out += `<details class="mem"${i === d.steps.length - 1 ? "" : ""}><summary>working memory as the model saw it (${s.memory_view.length} characters)</summary><pre class="memory">${memoryHtml(s.memory_view)}</pre></details>`;
       }
       if (Object.keys(s.more || {}).length) out += `<details><summary>more</summary><pre>${esc(JSON.stringify(s.more, null, 1))}</pre></details>`;
-      out += `</div><div>${picture(s.picture)}${lineChart([{ values: progress.slice(0, i + 2), color: "#2563eb" }], { width: 200, height: 60, pad: 0, stroke: 1.2 })}</div></div>`;
+      out += `</div><div>${picture(s.picture)}<div class="mini" title="progress so far">${lineChart([{ values: progress.slice(0, i + 2), color: "#2563eb" }], { width: 200, height: 50, pad: 0, stroke: 1.4, maxX: progress.length - 1, mark: i + 1 })}</div></div></div>`;
     });
     if (d.memory && d.memory.length) out += `<h3>Final memory</h3><pre>${esc(JSON.stringify(d.memory, null, 1))}</pre>`;
     app.innerHTML = out;
