@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -33,12 +34,36 @@ def _json_block(value: Any) -> str:
     return text.replace("<", "\\u003c")
 
 
+#: A memory view that repeats at least this many leading characters of the previous step's is stored as
+#: (shared length, new tail): a history grows at its end, so this keeps a long run's page several times smaller.
+SHARED_PREFIX_MIN = 64
+
+
+def compact_memory(detail: dict[str, Any]) -> dict[str, Any]:
+    """The episode with each step's `memory_view` as `memory_delta` [shared, tail] where that is shorter.
+
+    The page's script rebuilds `memory_view = previous[:shared] + tail` exactly, step by step.
+    """
+    steps = []
+    previous: str | None = None
+    for step in detail["steps"]:
+        view = step.get("memory_view")
+        if isinstance(view, str) and previous:
+            shared = len(os.path.commonprefix([previous, view]))
+            if shared >= SHARED_PREFIX_MIN:
+                step = {k: v for k, v in step.items() if k != "memory_view"}
+                step["memory_delta"] = [shared, view[shared:]]
+        steps.append(step)
+        previous = view if isinstance(view, str) else None
+    return {**detail, "steps": steps}
+
+
 def build_html(runs: list[RunFolder], replay: bool = True) -> str:
     """The page for `runs` as one HTML string."""
     data, details = page_data(runs, replay=replay)
     title = "pddlworlds runs: " + ", ".join(r["name"] for r in data["runs"])
     blocks = "\n".join(
-        f'<script type="application/json" id="ep-{i}">{_json_block(detail)}</script>'
+        f'<script type="application/json" id="ep-{i}">{_json_block(compact_memory(detail))}</script>'
         for i, detail in enumerate(details)
     )
     parts = {

@@ -20,7 +20,15 @@
   function detail(id) {
     if (!details.has(id)) {
       const node = document.getElementById("ep-" + id);
-      details.set(id, node ? JSON.parse(node.textContent) : null);
+      const d = node ? JSON.parse(node.textContent) : null;
+      if (d) {  // memory views stored as (shared prefix of the previous step's, new tail): see page.py
+        let previous = null;
+        for (const s of d.steps) {
+          if (s.memory_delta) s.memory_view = previous.slice(0, s.memory_delta[0]) + s.memory_delta[1];
+          previous = typeof s.memory_view === "string" ? s.memory_view : null;
+        }
+      }
+      details.set(id, d);
     }
     return details.get(id);
   }
@@ -336,6 +344,11 @@
 
   function route() {
     const parts = (location.hash || "#run").slice(1).split("/");
+    if ((parts[0] === "ep" || parts[0] === "cmp") && document.readyState === "loading") {
+      app.innerHTML = "<p>Loading the episodes…</p>";  // their data blocks follow this script in the file
+      document.addEventListener("DOMContentLoaded", route, { once: true });
+      return;
+    }
     window.scrollTo(0, 0);
     if (parts[0] === "ep") episodePage(Number(parts[1]));
     else if (parts[0] === "cmp") comparePage(Number(parts[1]), Number(parts[2]));
@@ -345,4 +358,7 @@
   window.addEventListener("hashchange", route);
   route();
   document.body.dataset.ready = "1";
+  document.addEventListener("DOMContentLoaded", () => { document.body.dataset.loaded = performance.now().toFixed(1); });
+  // The first frame with everything laid out has been painted once a task queued from the next frame runs.
+  requestAnimationFrame(() => setTimeout(() => { document.body.dataset.rendered = performance.now().toFixed(1); }, 0));
 })();
