@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -265,6 +266,28 @@ def test_serve_on_localhost(tmp_path: Path) -> None:
                     raise
                 time.sleep(0.1)
         assert body == (folder / "view.html").read_text()
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            urllib.request.urlopen(url.replace("view.html", "episodes.jsonl"), timeout=5)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_memory_views_stored_as_shared_prefix_and_tail_rebuild_exactly() -> None:
+    from pddlworlds.viewer.page import compact_memory
+
+    _, details = page_data([read_run(VIEWER_RUN)], replay=False)
+    compacted = 0
+    for detail in details:
+        packed = compact_memory(detail)
+        previous = None
+        for original, step in zip(detail["steps"], packed["steps"]):
+            if "memory_delta" in step:  # what the page's script does
+                compacted += 1
+                shared, tail = step["memory_delta"]
+                view = previous[:shared] + tail
+            else:
+                view = step["memory_view"]
+            assert view == original["memory_view"]
+            previous = view
+    assert compacted > 10

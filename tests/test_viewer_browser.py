@@ -137,6 +137,13 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
         page.click("#pairs a.compare-link")
         page.wait_for_selector("body[data-page='cmp']")
         assert "eval_run:expert" in page.inner_text("h2")
+
+        # A link straight to an episode opens it, though its data comes after the script in the file.
+        fresh = browser.new_page()
+        fresh.goto(page_file.as_uri() + f"#ep/{len(lines_of(viewer_run)) - 1}")
+        fresh.wait_for_selector("body[data-page='ep'] #episode-title")
+        assert fresh.inner_text("#episode-title").startswith("viewer_run:standard on gripper prob01")
+        assert len(fresh.query_selector_all(".step[data-step] svg.picture.gripper")) == 12
         browser.close()
 
     assert errors == []

@@ -17,8 +17,8 @@ __all__ = ["add_parsers", "cmd_view", "serve"]
 
 
 def serve(page: Path, port: int = 0) -> None:
-    """Serve `page`'s folder on 127.0.0.1 (port 0: a free one) until interrupted; opens no browser."""
-    handler = functools.partial(QuietHandler, directory=str(page.parent))
+    """Serve `page` (and nothing else) on 127.0.0.1 (port 0: a free one) until interrupted; opens no browser."""
+    handler = functools.partial(PageHandler, page)
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"serving http://127.0.0.1:{server.server_address[1]}/{page.name} (Ctrl-C to stop)", flush=True)
         try:
@@ -27,8 +27,23 @@ def serve(page: Path, port: int = 0) -> None:
             pass
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves files without a log line per request."""
+class PageHandler(http.server.BaseHTTPRequestHandler):
+    """Answers `/` and `/<page name>` with the page as it is on disk now; anything else is 404."""
+
+    def __init__(self, page: Path, *args: Any, **kwargs: Any) -> None:
+        self.page = page
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        if self.path.split("?", 1)[0] not in ("/", f"/{self.page.name}"):
+            self.send_error(404, "only the viewer page is served here")
+            return
+        body = self.page.read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass

@@ -40,9 +40,11 @@
     const w = opts.width || 300, h = opts.height || 160, pad = opts.pad === undefined ? 28 : opts.pad;
     const maxX = opts.maxX || Math.max(1, ...series.map(s => s.values.length - 1));
     const x = k => pad + (w - pad - 8) * k / maxX;
-    const y = v => h - pad + 4 - (h - pad - 8) * v;
+    const top = opts.title ? 18 : 4;
+    const bottom = pad ? h - pad + 4 : h - 2;
+    const y = v => bottom - (bottom - top) * v;
     let out = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" class="chart">`;
-    if (opts.title) out += `<text x="${w / 2}" y="12" text-anchor="middle" font-size="12" font-weight="600">${esc(opts.title)}</text>`;
+    if (opts.title) out += `<text x="${w / 2 + pad / 2}" y="12" text-anchor="middle" font-size="12" font-weight="600">${esc(opts.title)}</text>`;
     if (pad) {
       out += `<line x1="${pad}" y1="${y(0)}" x2="${w - 8}" y2="${y(0)}" stroke="#999"/><line x1="${pad}" y1="${y(0)}" x2="${pad}" y2="${y(1)}" stroke="#999"/>`;
       out += `<text x="${pad - 4}" y="${y(1) + 4}" text-anchor="end" font-size="10">1</text><text x="${pad - 4}" y="${y(0) + 4}" text-anchor="end" font-size="10">0</text>`;
