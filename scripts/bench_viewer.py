@@ -45,15 +45,24 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
     for index in range(1, 31):
         calls = []
         if agent == "hiagent" and subgoal_left == 0:
-            calls.append(_call(rng, "summary", 700 + 40 * len(current), 20, "Met: yes\nSummary: " + observation[:120]))
-            finished.append(f"Subgoal {subgoal_index}: reach part {subgoal_index} of the goal\n"
-                            f"Summary (met: yes): {observation[:160]}\n")
+            calls.append(
+                _call(rng, "summary", 700 + 40 * len(current), 20, "Met: yes\nSummary: " + observation[:120])
+            )
+            finished.append(
+                f"Subgoal {subgoal_index}: reach part {subgoal_index} of the goal\n"
+                f"Summary (met: yes): {observation[:160]}\n"
+            )
             subgoal_index, subgoal_left, current = subgoal_index + 1, int(rng.integers(3, 8)), []
         if agent == "hiagent" and finished and rng.random() < 0.05:
             k = int(rng.integers(1, len(finished) + 1))
             calls.append(_call(rng, "retrieve", 700 + 40 * len(current), 4, f"Action: retrieve({k})"))
-            current.append((f"retrieve({k})", f"Retrieved subgoal {k} (reach part {k} of the goal):\n"
-                            + "".join(f"  Action: {a}\n  Observation: {o}\n" for a, o in pairs[:3])))
+            current.append(
+                (
+                    f"retrieve({k})",
+                    f"Retrieved subgoal {k} (reach part {k} of the goal):\n"
+                    + "".join(f"  Action: {a}\n  Observation: {o}\n" for a, o in pairs[:3]),
+                )
+            )
         roll = rng.random()
         valid = env.valid_actions()
         if roll < 1 / 6 or not valid:
@@ -63,41 +72,76 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
         else:
             action = valid[int(rng.integers(len(valid)))]
         if agent == "hiagent":
-            memory = "".join(finished) + f"Subgoal {subgoal_index}: reach part {subgoal_index} of the goal\n" + "".join(
-                f"Action: {a}\n" + (o if a.startswith("retrieve") else f"Observation: {o}\n") for a, o in current)
+            memory = (
+                "".join(finished)
+                + f"Subgoal {subgoal_index}: reach part {subgoal_index} of the goal\n"
+                + "".join(
+                    f"Action: {a}\n" + (o if a.startswith("retrieve") else f"Observation: {o}\n")
+                    for a, o in current
+                )
+            )
         else:
             memory = "".join(f"Action: {a}\nObservation: {o}\n" for a, o in pairs)
-        raw = (f"Subgoal: reach part {subgoal_index} of the goal\n" if agent == "hiagent" and not current else "")
+        raw = (
+            f"Subgoal: reach part {subgoal_index} of the goal\n" if agent == "hiagent" and not current else ""
+        )
         raw += f"Action: {action}"
         calls.append(_call(rng, "action", 600 + len(memory) // 4, len(raw.split()), raw))
-        observation, _, terminated, truncated, info = env.step(action)
+        observation, _, terminated, _, info = env.step(action)
         pairs.append((action, observation))
         current.append((action, observation))
         subgoal_left -= 1
-        trajectory.append({
-            "index": index, "action": action, "observation": observation, "valid": info["action_valid"],
-            "action_kind": info["action_kind"], "progress": info["progress"],
-            "prompt_tokens": calls[-1]["prompt_tokens"], "completion_tokens": calls[-1]["completion_tokens"],
-            "latency_s": calls[-1]["latency_s"], "raw_output": raw,
-            "subgoal_index": subgoal_index if agent == "hiagent" else None,
-            "subgoal": f"reach part {subgoal_index} of the goal" if agent == "hiagent" else None,
-            "memory_view": memory, "calls": calls,
-        })
+        trajectory.append(
+            {
+                "index": index,
+                "action": action,
+                "observation": observation,
+                "valid": info["action_valid"],
+                "action_kind": info["action_kind"],
+                "progress": info["progress"],
+                "prompt_tokens": calls[-1]["prompt_tokens"],
+                "completion_tokens": calls[-1]["completion_tokens"],
+                "latency_s": calls[-1]["latency_s"],
+                "raw_output": raw,
+                "subgoal_index": subgoal_index if agent == "hiagent" else None,
+                "subgoal": f"reach part {subgoal_index} of the goal" if agent == "hiagent" else None,
+                "memory_view": memory,
+                "calls": calls,
+            }
+        )
         if terminated:
             break
     return {
-        "agent": agent, "domain": domain, "split": "agentboard", "problem": problem, "seed": seed,
-        "success": bool(info["success"]), "progress": info["progress"], "steps": len(trajectory),
-        "optimal_length": info["optimal_length"], "run_time_s": time.perf_counter() - started, "goal": goal,
-        "initial_observation": initial, "flags": {"agent": agent}, "model": "synthetic",
-        "trajectory": trajectory, "memory": [], "error": None,
+        "agent": agent,
+        "domain": domain,
+        "split": "agentboard",
+        "problem": problem,
+        "seed": seed,
+        "success": bool(info["success"]),
+        "progress": info["progress"],
+        "steps": len(trajectory),
+        "optimal_length": info["optimal_length"],
+        "run_time_s": time.perf_counter() - started,
+        "goal": goal,
+        "initial_observation": initial,
+        "flags": {"agent": agent},
+        "model": "synthetic",
+        "trajectory": trajectory,
+        "memory": [],
+        "error": None,
         "meta": {"agent_name": agent, "max_steps": 30},
     }
 
 
 def _call(rng: np.random.Generator, purpose: str, prompt: int, completion: int, raw: str) -> dict:
-    return {"purpose": purpose, "prompt_tokens": int(prompt), "completion_tokens": int(completion),
-            "latency_s": round(float(rng.uniform(0.2, 2.5)), 3), "raw_output": raw, "error": None}
+    return {
+        "purpose": purpose,
+        "prompt_tokens": int(prompt),
+        "completion_tokens": int(completion),
+        "latency_s": round(float(rng.uniform(0.2, 2.5)), 3),
+        "raw_output": raw,
+        "error": None,
+    }
 
 
 def make_run(folder: Path, episodes: int, seed: int) -> None:
@@ -119,13 +163,18 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
         lines.append(play(envs[domain], agent, domain, problem, run_seed, rng))
         n += 1
     folder.mkdir(parents=True, exist_ok=True)
-    config = {"format": 1, "agents": {a: {} for a in AGENTS}, "split": "agentboard", "max_steps": 30,
-              "seeds": sorted({ln["seed"] for ln in lines}), "llm": {"backend": "synthetic", "model": "synthetic"},
-              "prompts_version": "synthetic"}
+    config = {
+        "format": 1,
+        "agents": {a: {} for a in AGENTS},
+        "split": "agentboard",
+        "max_steps": 30,
+        "seeds": sorted({ln["seed"] for ln in lines}),
+        "llm": {"backend": "synthetic", "model": "synthetic"},
+        "prompts_version": "synthetic",
+    }
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     with open(folder / "episodes.jsonl", "w") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+        handle.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
 def measure(page: Path, repeats: int) -> tuple[list[float], list[float], list[float], list[float]]:
@@ -136,8 +185,10 @@ def measure(page: Path, repeats: int) -> tuple[list[float], list[float], list[fl
     in_page, wall, episode, loaded = [], [], [], []
     with sync_playwright() as p:
         browser = launch(p)
-        longest = max(range(len(json.loads(_run_data(page))["episodes"])),
-                      key=lambda i: json.loads(_run_data(page))["episodes"][i]["steps"])
+        longest = max(
+            range(len(json.loads(_run_data(page))["episodes"])),
+            key=lambda i: json.loads(_run_data(page))["episodes"][i]["steps"],
+        )
         for _ in range(repeats):
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             tab = context.new_page()
@@ -154,7 +205,9 @@ def measure(page: Path, repeats: int) -> tuple[list[float], list[float], list[fl
             t0 = tab.evaluate("performance.now()")
             tab.evaluate(f"location.hash = '#ep/{longest}'")
             tab.wait_for_selector("body[data-page='ep']")
-            t1 = tab.evaluate("new Promise(r => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))")
+            t1 = tab.evaluate(
+                "new Promise(r => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))"
+            )
             episode.append((t1 - t0) / 1000)
             context.close()
         browser.close()
@@ -164,7 +217,7 @@ def measure(page: Path, repeats: int) -> tuple[list[float], list[float], list[fl
 def _run_data(page: Path) -> str:
     text = page.read_text(encoding="utf-8")
     start = text.index('id="run-data">') + len('id="run-data">')
-    return text[start:text.index("</script>", start)]
+    return text[start : text.index("</script>", start)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,12 +246,16 @@ def main(argv: list[str] | None = None) -> int:
     jsonl_mb = (folder / "episodes.jsonl").stat().st_size / 1e6
     page_mb = page.stat().st_size / 1e6
     steps = sum(json.loads(line)["steps"] for line in (folder / "episodes.jsonl").read_text().splitlines())
-    print(f"run: {args.episodes} episodes, {steps} steps, episodes.jsonl {jsonl_mb:.1f} MB (made in {made:.1f} s)")
+    print(
+        f"run: {args.episodes} episodes, {steps} steps, episodes.jsonl {jsonl_mb:.1f} MB (made in {made:.1f} s)"
+    )
     print(f"page: {page} {page_mb:.1f} MB, built in {built:.1f} s (replay included)")
     in_page, wall, episode, loaded = measure(page, args.repeats)
-    print(f"first full render of the run page in Chromium (navigation start -> first painted frame), "
-          f"{args.repeats} loads: median {statistics.median(in_page):.2f} s, max {max(in_page):.2f} s "
-          f"(target < 2 s)")
+    print(
+        f"first full render of the run page in Chromium (navigation start -> first painted frame), "
+        f"{args.repeats} loads: median {statistics.median(in_page):.2f} s, max {max(in_page):.2f} s "
+        f"(target < 2 s)"
+    )
     print(f"wall time of the same loads (goto -> rendered): median {statistics.median(wall):.2f} s")
     print(f"whole file parsed (every episode can open): median {statistics.median(loaded):.2f} s")
     print(f"opening the longest episode: median {statistics.median(episode):.2f} s")

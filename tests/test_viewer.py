@@ -64,8 +64,12 @@ def test_resumed_run_keeps_the_last_line_of_an_episode(tmp_path: Path) -> None:
         handle.write(json.dumps(again) + "\n")
     run = read_run(folder)
     assert len(run.lines) == 16
-    kept = [line for line in run.lines if (line["agent"], line["domain"], line["problem"]) == (
-        first["agent"], first["domain"], first["problem"])]
+    kept = [
+        line
+        for line in run.lines
+        if (line["agent"], line["domain"], line["problem"])
+        == (first["agent"], first["domain"], first["problem"])
+    ]
     assert kept == [again]
 
 
@@ -146,7 +150,8 @@ def test_tokens_come_from_the_calls() -> None:
     step = line["trajectory"][4]  # the step with a retrieval and a summary call before its action
     assert [c["purpose"] for c in step["calls"]] == ["retrieve", "summary", "action"]
     assert step_tokens(step) == (
-        sum(c["prompt_tokens"] for c in step["calls"]), sum(c["completion_tokens"] for c in step["calls"])
+        sum(c["prompt_tokens"] for c in step["calls"]),
+        sum(c["completion_tokens"] for c in step["calls"]),
     )
     assert step_tokens({"prompt_tokens": 5, "completion_tokens": 2, "calls": []}) == (5, 2)
     data, _ = page_data([read_run(VIEWER_RUN)], replay=False)
@@ -163,7 +168,8 @@ def test_progress_curve_holds_the_last_value() -> None:
     assert series[("expert", "blocksworld")][-1] == pytest.approx(1.0)
     k = 3
     assert series[("expert", "blocksworld")][k] == pytest.approx(
-        sum(ln["trajectory"][k - 1]["progress"] for ln in expert_bw) / len(expert_bw), abs=1e-4)
+        sum(ln["trajectory"][k - 1]["progress"] for ln in expert_bw) / len(expert_bw), abs=1e-4
+    )
     assert data["curves"]["max_k"] == 30
 
 
@@ -196,10 +202,14 @@ def test_replay_stops_where_the_record_disagrees(tmp_path: Path) -> None:
 
 
 def test_pictures_from_observations() -> None:
-    bw = picture_of("blocksworld", "b1 is on the table. b3 is on b1. b3 is clear. The robot arm is holding b2.")
+    bw = picture_of(
+        "blocksworld", "b1 is on the table. b3 is on b1. b3 is clear. The robot arm is holding b2."
+    )
     assert bw == {"kind": "blocksworld", "stacks": [["b1", "b3"]], "holding": "b2"}
-    text = ("rooma is a room. roomb is a room. left is a gripper. right is a gripper. Robby is at roomb. "
-            "ball1 is at rooma. ball2 is at roomb. left is carrying ball3. right is free.")
+    text = (
+        "rooma is a room. roomb is a room. left is a gripper. right is a gripper. Robby is at roomb. "
+        "ball1 is at rooma. ball2 is at roomb. left is carrying ball3. right is free."
+    )
     gr = picture_of("gripper", text)
     assert gr["rooms"] == [
         {"name": "rooma", "balls": ["ball1"], "robby": False},
@@ -213,8 +223,11 @@ def test_pictures_from_observations() -> None:
 def test_picture_is_kept_across_steps_without_state() -> None:
     _, details = page_data([read_run(VIEWER_RUN)])
     steps = details[0]["steps"]
-    assert steps[6]["picture"] == steps[5]["picture"] == {
-        "kind": "blocksworld", "stacks": [["b1", "b2"], ["b3"]], "holding": None}
+    assert (
+        steps[6]["picture"]
+        == steps[5]["picture"]
+        == {"kind": "blocksworld", "stacks": [["b1", "b2"], ["b3"]], "holding": None}
+    )
 
 
 # ---- the page and the command ---------------------------------------------------------------------------
@@ -223,13 +236,15 @@ def test_picture_is_kept_across_steps_without_state() -> None:
 def test_page_is_self_contained_and_record_text_cannot_break_out(tmp_path: Path) -> None:
     folder = copy_run(tmp_path, VIEWER_RUN)
     lines = lines_of(folder)
-    lines[0]["trajectory"][0]["raw_output"] = "</script><script>alert(1)</script> /*@SCRIPT@*/ <!--@EPISODES@-->"
+    lines[0]["trajectory"][0]["raw_output"] = (
+        "</script><script>alert(1)</script> /*@SCRIPT@*/ <!--@EPISODES@-->"
+    )
     (folder / "episodes.jsonl").write_text("".join(json.dumps(ln) + "\n" for ln in lines))
     page = build_html([read_run(folder)])
     assert page.count("</script>") == 1 + 1 + len(lines)  # data, script, one block per episode
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<script src" not in page and "<link" not in page
-    block = re.search(r'<script type="application/json" id="ep-0">(.*?)</script>', page, re.S).group(1)
+    block = re.search(r'<script type="application/json" id="ep-0">(.*?)</script>', page, re.DOTALL).group(1)
     assert json.loads(block)["steps"][0]["raw_output"].startswith("</script><script>alert(1)")
 
 
@@ -250,7 +265,9 @@ def test_serve_on_localhost(tmp_path: Path) -> None:
     root = Path(__file__).parents[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "pddlworlds.cli", "view", str(folder), "--serve", "--no-replay"],
-        stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin"},
     )
     try:
         assert proc.stdout.readline().strip() == str(folder / "view.html")
@@ -291,3 +308,21 @@ def test_memory_views_stored_as_shared_prefix_and_tail_rebuild_exactly() -> None
             assert view == original["memory_view"]
             previous = view
     assert compacted > 10
+
+
+def test_cli_makes_the_out_folder_and_names_a_busy_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    out = tmp_path / "new" / "folder" / "page.html"
+    assert main(["view", str(VIEWER_RUN), "--out", str(out), "--no-replay"]) == 0 and out.is_file()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert (
+            main(["view", str(VIEWER_RUN), "--out", str(out), "--no-replay", "--serve", "--port", str(port)])
+            == 2
+        )
+    assert f"--port {port}: cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -66,8 +66,11 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
         for tr in page.query_selector_all("#summary tbody tr"):
             label, domain, n, sr, pr = [td.inner_text() for td in tr.query_selector_all("td")][:5]
             run_name, agent = label.split(":", 1)
-            mine = [ln for (r, a, d, _), ln in records.items()
-                    if r == run_name and a == agent and domain in ("all", d)]
+            mine = [
+                ln
+                for (r, a, d, _), ln in records.items()
+                if r == run_name and a == agent and domain in ("all", d)
+            ]
             assert int(n) == len(mine)
             assert sr == pct(sum(ln["success"] for ln in mine) / len(mine))
             assert pr == pct(sum(ln["progress"] for ln in mine) / len(mine))

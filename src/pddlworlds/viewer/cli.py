@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .page import write_page
-from .runs import ViewerWarning
+from .runs import ViewerError, ViewerWarning
 
 __all__ = ["add_parsers", "cmd_view", "serve"]
 
@@ -19,7 +19,11 @@ __all__ = ["add_parsers", "cmd_view", "serve"]
 def serve(page: Path, port: int = 0) -> None:
     """Serve `page` (and nothing else) on 127.0.0.1 (port 0: a free one) until interrupted; opens no browser."""
     handler = functools.partial(PageHandler, page)
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        raise ViewerError(f"--port {port}: cannot serve on 127.0.0.1:{port} ({exc.strerror or exc})") from exc
+    with server:
         print(f"serving http://127.0.0.1:{server.server_address[1]}/{page.name} (Ctrl-C to stop)", flush=True)
         try:
             server.serve_forever()
@@ -34,7 +38,7 @@ class PageHandler(http.server.BaseHTTPRequestHandler):
         self.page = page
         super().__init__(*args, **kwargs)
 
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:
         if self.path.split("?", 1)[0] not in ("/", f"/{self.page.name}"):
             self.send_error(404, "only the viewer page is served here")
             return
@@ -45,7 +49,7 @@ class PageHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -70,7 +74,9 @@ def add_parsers(subparsers: Any) -> None:
         description="Read run folders written by `pddlworlds eval --out DIR` (finished, in progress or resumed) "
         "and write one HTML file with everything inlined: no network is needed to open it.",
     )
-    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run folder(s); several are shown side by side")
+    p.add_argument(
+        "run_dirs", nargs="+", metavar="RUN_DIR", help="run folder(s); several are shown side by side"
+    )
     p.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/view.html of the first)")
     p.add_argument("--serve", action="store_true", help="also serve the page on 127.0.0.1 (opens no browser)")
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: a free one)")

@@ -83,5 +83,6 @@ def write_page(run_dirs: list[str | Path], out: str | Path | None = None, replay
         raise ValueError("give at least one run folder")
     runs = [read_run(d) for d in run_dirs]
     target = Path(out) if out is not None else Path(run_dirs[0]) / "view.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, build_html(runs, replay=replay))
     return target

@@ -13,20 +13,56 @@ from .pictures import picture_of
 from .replay import Replayer
 from .runs import RunFolder
 
-__all__ = ["EpisodeDetail", "PageData", "episode_detail", "episode_row", "page_data", "progress_curve", "summary"]
+__all__ = [
+    "EpisodeDetail",
+    "PageData",
+    "episode_detail",
+    "episode_row",
+    "page_data",
+    "progress_curve",
+    "summary",
+]
 
 PageData = dict[str, Any]
 EpisodeDetail = dict[str, Any]
 
 #: Step fields the viewer lays out itself; anything else a record carries is shown as "more".
 STEP_FIELDS = {
-    "index", "action", "observation", "valid", "action_kind", "progress", "prompt_tokens", "completion_tokens",
-    "latency_s", "raw_output", "subgoal_index", "subgoal", "memory_view", "calls",
+    "index",
+    "action",
+    "observation",
+    "valid",
+    "action_kind",
+    "progress",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "raw_output",
+    "subgoal_index",
+    "subgoal",
+    "memory_view",
+    "calls",
 }
 #: Episode fields the viewer lays out itself (those of `EpisodeRecord` and the runner's `meta`).
 EPISODE_FIELDS = {
-    "agent", "domain", "split", "problem", "seed", "success", "progress", "steps", "optimal_length", "run_time_s",
-    "goal", "initial_observation", "flags", "model", "trajectory", "memory", "error", "meta",
+    "agent",
+    "domain",
+    "split",
+    "problem",
+    "seed",
+    "success",
+    "progress",
+    "steps",
+    "optimal_length",
+    "run_time_s",
+    "goal",
+    "initial_observation",
+    "flags",
+    "model",
+    "trajectory",
+    "memory",
+    "error",
+    "meta",
 }
 
 
@@ -100,16 +136,18 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (label, domain), members in groups.items():
         n = len(members)
         steps = sum(r["steps"] for r in members)
-        out.append({
-            "label": label,
-            "domain": domain,
-            "episodes": n,
-            "success_rate": sum(r["success"] for r in members) / n,
-            "progress_rate": sum(r["progress"] for r in members) / n,
-            "steps": steps / n,
-            "tokens": sum(r["tokens"] for r in members) / n,
-            "prompt_tokens_per_step": sum(r["prompt_tokens"] for r in members) / steps if steps else 0.0,
-        })
+        out.append(
+            {
+                "label": label,
+                "domain": domain,
+                "episodes": n,
+                "success_rate": sum(r["success"] for r in members) / n,
+                "progress_rate": sum(r["progress"] for r in members) / n,
+                "steps": steps / n,
+                "tokens": sum(r["tokens"] for r in members) / n,
+                "prompt_tokens_per_step": sum(r["prompt_tokens"] for r in members) / steps if steps else 0.0,
+            }
+        )
     out.sort(key=lambda s: (s["domain"] == "all", s["domain"], s["label"]))
     return out
 
@@ -136,28 +174,33 @@ def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDe
             }
             for c in step.get("calls") or []
         ]
-        steps.append({
-            "index": step.get("index", i + 1),
-            "raw_output": step.get("raw_output"),
-            "action": step.get("action"),
-            "canonical": p.canonical if p else None,
-            "replayed": p is not None,
-            "valid": step.get("valid"),
-            "kind": step.get("action_kind"),
-            "why": (p.error if p else None) if not step.get("valid", True) else None,
-            "observation": observation,
-            "progress": _number(step.get("progress")),
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "latency_s": round(sum(_number(c.get("latency_s")) for c in step.get("calls") or [])
-                               or _number(step.get("latency_s")), 4),
-            "calls": calls,
-            "subgoal_index": step.get("subgoal_index"),
-            "subgoal": step.get("subgoal"),
-            "memory_view": step.get("memory_view"),
-            "picture": picture,
-            "more": {k: v for k, v in step.items() if k not in STEP_FIELDS},
-        })
+        steps.append(
+            {
+                "index": step.get("index", i + 1),
+                "raw_output": step.get("raw_output"),
+                "action": step.get("action"),
+                "canonical": p.canonical if p else None,
+                "replayed": p is not None,
+                "valid": step.get("valid"),
+                "kind": step.get("action_kind"),
+                "why": (p.error if p else None) if not step.get("valid", True) else None,
+                "observation": observation,
+                "progress": _number(step.get("progress")),
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "latency_s": round(
+                    sum(_number(c.get("latency_s")) for c in step.get("calls") or [])
+                    or _number(step.get("latency_s")),
+                    4,
+                ),
+                "calls": calls,
+                "subgoal_index": step.get("subgoal_index"),
+                "subgoal": step.get("subgoal"),
+                "memory_view": step.get("memory_view"),
+                "picture": picture,
+                "more": {k: v for k, v in step.items() if k not in STEP_FIELDS},
+            }
+        )
     known = EPISODE_FIELDS
     return {
         "goal": line.get("goal"),
@@ -207,14 +250,23 @@ def page_data(runs: list[RunFolder], replay: bool = True) -> tuple[PageData, lis
             curves[(row["label"], "all")].append(curve)
             ident += 1
     series = [
-        {"label": label, "domain": domain, "episodes": len(members),
-         "values": [round(sum(c[k] for c in members) / len(members), 4) for k in range(max_k + 1)]}
+        {
+            "label": label,
+            "domain": domain,
+            "episodes": len(members),
+            "values": [round(sum(c[k] for c in members) / len(members), 4) for k in range(max_k + 1)],
+        }
         for (label, domain), members in sorted(curves.items())
     ]
     data = {
         "runs": [
-            {"name": names[r], "path": str(run.path), "config": run.config, "notes": run.notes,
-             "episodes": len(run.lines)}
+            {
+                "name": names[r],
+                "path": str(run.path),
+                "config": run.config,
+                "notes": run.notes,
+                "episodes": len(run.lines),
+            }
             for r, run in enumerate(runs)
         ],
         "episodes": rows,

@@ -81,9 +81,7 @@ def gripper(text: str) -> Picture | None:
             robby = m.group(1)
         elif m := _CARRY.match(sentence):
             grippers[m.group(1)] = m.group(2)
-        elif m := _GRIPPER.match(sentence):
-            grippers.setdefault(m.group(1), None)
-        elif m := _FREE.match(sentence):
+        elif (m := _GRIPPER.match(sentence)) or (m := _FREE.match(sentence)):
             grippers.setdefault(m.group(1), None)
         elif m := _AT.match(sentence):
             at.append((m.group(1), m.group(2)))

@@ -74,8 +74,14 @@ class Replayer:
             observation, _, terminated, _, info = env.step(action)
             if step.get("observation") is not None and step.get("observation") != observation:
                 break
-            out.append(Parsed(info.get("action"), str(info.get("action_kind")), bool(info.get("action_valid")),
-                              info.get("error")))
+            out.append(
+                Parsed(
+                    info.get("action"),
+                    str(info.get("action_kind")),
+                    bool(info.get("action_valid")),
+                    info.get("error"),
+                )
+            )
             if terminated:
                 break
         return out

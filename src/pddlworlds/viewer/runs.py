@@ -52,7 +52,9 @@ def read_run(path: str | Path) -> RunFolder:
     """
     folder = Path(path)
     if not folder.is_dir():
-        raise ViewerError(f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)")
+        raise ViewerError(
+            f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
+        )
     config_path, episodes_path = folder / CONFIG_FILE, folder / EPISODES_FILE
     if not config_path.is_file() and not episodes_path.is_file():
         raise ViewerError(
