@@ -284,6 +284,7 @@
     let out = `<h2 id="episode-title">${esc(e.label)} on ${esc(e.domain)} ${esc(e.problem)} (seed ${esc(e.seed)})</h2>`;
     out += `<div class="card"><dl class="kv"><dt>solved</dt><dd id="ep-solved">${yesNo(e.success)}</dd><dt>progress</dt><dd>${num(e.progress, 2)}</dd><dt>steps</dt><dd>${e.steps} (optimal ${esc(e.optimal)})</dd><dt>tokens</dt><dd>${e.prompt_tokens} prompt + ${e.completion_tokens} completion</dd><dt>time</dt><dd>${num(e.time_s, 2)} s</dd>`;
     if (d.model) out += `<dt>model</dt><dd>${esc(d.model)}</dd>`;
+    if (Object.keys(d.meta || {}).length) out += `<dt>run info</dt><dd>${esc(JSON.stringify(d.meta))}</dd>`;
     if (Object.keys(d.flags).length) out += `<dt>flags</dt><dd>${esc(JSON.stringify(d.flags))}</dd>`;
     if (d.error) out += `<dt>error</dt><dd class="no">${esc(d.error)}</dd>`;
     for (const [k, v] of Object.entries(d.more || {})) out += `<dt>${esc(k)}</dt><dd>${esc(JSON.stringify(v))}</dd>`;
