@@ -4,6 +4,7 @@
     pddlworlds play tyreworld [--problem p01]   play a problem in the terminal
     pddlworlds plan / expert             the classical planner (see `pddlworlds plan -h`)
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
+    pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import warnings
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
 from .pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
+from .viewer.cli import add_parsers as add_view_parsers
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -101,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         except ImportError:
             continue
         getattr(mod, adder)(sub)
+    add_view_parsers(sub)
     return parser
 
 
