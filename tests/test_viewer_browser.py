@@ -1,13 +1,16 @@
 """The viewer page in headless Chromium: run page -> episode -> comparison, checked against the records.
 
 Needs Playwright's Python package and Debian's `chromium` (no browser download); skipped, with the reason,
-where either is missing. Saves the screenshots docs/viewer-run.png, docs/viewer-episode.png and
-docs/viewer-compare.png.
+where either is missing. Saves screenshots of the three pages (viewer-run.png, viewer-episode.png,
+viewer-compare.png) into the test's temporary folder, or into `$PDDLWORLDS_SCREENSHOTS` when set: the
+README's pictures are made with `PDDLWORLDS_SCREENSHOTS=docs pytest tests/test_viewer_browser.py`, so an
+ordinary test run never rewrites tracked files.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,6 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser test skippe
 
 ROOT = Path(__file__).parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-DOCS = ROOT / "docs"
 
 
 def lines_of(folder: Path) -> list[dict]:
@@ -46,6 +48,8 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
     from playwright.sync_api import sync_playwright
 
     viewer_run, other = runs
+    shots = Path(os.environ.get("PDDLWORLDS_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
     page_file = tmp_path / "view.html"
     assert main(["view", str(viewer_run), str(other), "--out", str(page_file)]) == 0
     records = {("viewer_run", ln["agent"], ln["domain"], ln["problem"]): ln for ln in lines_of(viewer_run)}
@@ -77,7 +81,7 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
         assert len(page.query_selector_all("#summary tbody tr")) == 4 * 3  # 4 agents x (2 domains + all)
         assert len(page.query_selector_all("#episodes tbody tr")) == len(records)
         assert len(page.query_selector_all(".curve svg polyline")) == 4 * 3
-        page.screenshot(path=str(DOCS / "viewer-run.png"), full_page=True)
+        page.screenshot(path=str(shots / "viewer-run.png"), full_page=True)
         page.fill("input[data-filter='label']", "viewer_run:hiagent")
         assert len(page.query_selector_all("#episodes tbody tr")) == 2
         page.fill("input[data-filter='domain']", "blocks")
@@ -113,7 +117,7 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
         assert cards[4].query_selector("pre.memory .summaryline") is not None
         cards[3].scroll_into_view_if_needed()
         page.evaluate("document.getElementById('step-4').scrollIntoView()")
-        page.screenshot(path=str(DOCS / "viewer-episode.png"))
+        page.screenshot(path=str(shots / "viewer-episode.png"))
 
         # Compare: HiAgent and STANDARD on the same problem; they part at step 2 (STANDARD's invalid stack).
         page.click("a.compare-link:text-is('viewer_run:standard')")
@@ -129,7 +133,7 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
             assert left.query_selector("code").text_content() == a["action"]
             assert right.query_selector("code").text_content() == b["action"]
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(DOCS / "viewer-compare.png"))
+        page.screenshot(path=str(shots / "viewer-compare.png"))
 
         # Two runs: the expert's episode of another run on the same problem opens beside HiAgent's.
         page.goto(page_file.as_uri() + "#run")
