@@ -210,7 +210,8 @@ class ActionParser:
         joined = " ".join(words)
         shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
         for meta in META_ACTIONS:
-            if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
+            # "check", "check actions", "check valid action": AgentBoard's prompts and models write these too.
+            if meta in joined or (meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")):
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -222,6 +223,30 @@ class ActionParser:
             bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
             if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
                 return bare
+        # AgentBoard's phrasings name the PDDL action anywhere ("use hand right to empty-shot glass shot1 with
+        # beverage ingredient3") with the objects in parameter order; a hyphenated name is never one of our
+        # phrase words, so it decides at once; a plain one only where the phrasings read worse (below).
+        named = self._named_reading(words)
+        if named is not None and "-" in named.schema:
+            return named
+        reading = self._phrase_reading(words, shown)
+        if named is not None and (not isinstance(reading, ParsedAction) or not self.types_fit(reading.schema, reading.args)):
+            return named
+        return reading
+
+    def _named_reading(self, words: list[str]) -> ParsedAction | None:
+        """The first word naming an action schema, then the objects in the order written, if they fit."""
+        by_name = {s.lower(): s for s in self.schemas}
+        name = next((by_name[w] for w in words if w in by_name), None)
+        if name is None:
+            return None
+        objects = tuple(w for w in words if w in self.objects)
+        if len(objects) != len(self.schemas[name].parameters) or not self.types_fit(name, objects):
+            return None
+        return ParsedAction(schema=name, args=objects)
+
+    def _phrase_reading(self, words: list[str], shown: str) -> ParsedAction | ParseError:
+        """The action whose phrasing's words the text shares most, objects mapped onto its slots."""
         present = set(words)
         best: list[tuple[float, int, str, Phrase]] = []
         for name, phrasings in self._keywords.items():
