@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -20,8 +20,16 @@ __all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "StepInfo"]
 ACTION_MAX_LENGTH = 1024
 
 
-class StepInfo(TypedDict):
-    """The `info` dict of `reset` and `step`: every key the environment returns, and what it means."""
+class _ListingInfo(TypedDict, total=False):
+    #: After a "check valid actions" step only: the executable actions, in the profile's wording.
+    valid_actions: list[str]
+
+
+class StepInfo(_ListingInfo):
+    """The `info` dict of `reset` and `step`: every key the environment returns, and what it means.
+
+    (`valid_actions`, from the base, is present only after a "check valid actions" step.)
+    """
 
     #: The domain's name (the folder name for shipped domains and for PDDL of your own).
     domain: str
@@ -49,8 +57,6 @@ class StepInfo(TypedDict):
     optimal_length: int | None
     #: The profile the environment plays by ("pddlworlds" or "agentboard").
     profile: str
-    #: After a "check valid actions" step only: the executable actions, in the profile's wording.
-    valid_actions: NotRequired[list[str]]
 
 
 class PDDLTextEnv(gym.Env[str, str]):
