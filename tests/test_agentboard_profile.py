@@ -343,9 +343,13 @@ def test_bad_agentboard_text_file_names_file_and_entry(tmp_path) -> None:
         ("b1.b2 b1/b2 b1:block", ["b1.b2", "b1/b2", "b1", ":", "block"]),
         ('action: "unstack b1 b2"', ["action", ":", "``", "unstack", "b1", "b2", "''"]),
         ("don't move rooma's ball", ["do", "n't", "move", "rooma", "'s", "ball"]),
+        ("'pickup b1'", ["'", "pickup", "b1", "'"]),
+        ("cannot pickup `b1`", ["can", "not", "pickup", "`", "b1", "`"]),
+        ("stack b1... b2 -- now!", ["stack", "b1", "...", "b2", "--", "now", "!"]),
     ],
 )
 def test_word_splitting_follows_nltk(text, words) -> None:
+    """Expected words as NLTK 3.10's word_tokenize gives them."""
     from pddlworlds.agentboard_text import word_tokenize
 
     assert word_tokenize(text) == words

@@ -122,40 +122,60 @@ def _templates(table: dict, known: dict[str, tuple[str, ...]], section: str, pat
 # --------------------------------------------------------------------------------------------------
 # Reading an action the way AgentBoard does.
 
-# NLTK's word_tokenize = Punkt sentences, then the Treebank rules on each. The sentence split is
-# approximated by "after . ? or ! (and closing brackets or quotes) before white space"; the Treebank
-# rules below are the ones that can separate or join the characters of an object or action name.
+# NLTK's word_tokenize = Punkt sentences, then NLTK's Treebank rules (NLTKWordTokenizer, NLTK 3.10) on each.
+# The rules are restated below in NLTK's order; the sentence split is approximated by "after . ? or !
+# (and closing brackets or quotes) before white space", which is where Punkt splits plain action texts.
 _SENTENCE_END = re.compile(r"(?<=[.?!])([\]\)}>\"']*)\s+")
-_TREEBANK = [
+_STARTING_QUOTES = [
+    (re.compile(r"([«“‘„]|[`]+)"), r" \1 "),
     (re.compile(r'^"'), r"``"),
     (re.compile(r"(``)"), r" \1 "),
     (re.compile(r'([ \(\[{<])("|\'{2})'), r"\1 `` "),
-    (re.compile(r"(?i)(\')(?!re|ve|ll|m|t|s|d|n)(\w)\b"), r"\1 \2"),
-    (re.compile(r'([^\.])(\.)([\]\)}>"\']*)\s*$'), r"\1 \2 \3 "),
+    (re.compile(r"(?i)(?<!\w)(\')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)"), r"\1 "),
+]
+_PUNCTUATION = [
+    (re.compile(r'([^\.])(\.)([\]\)}>"\'»”’ ]*+)\s*$'), r"\1 \2 \3 "),
     (re.compile(r"([:,])([^\d])"), r" \1 \2"),
     (re.compile(r"([:,])$"), r" \1 "),
     (re.compile(r"\.{2,}"), r" \g<0> "),
     (re.compile(r"[;@#$%&]"), r" \g<0> "),
+    (re.compile(r"[\u2012-\u2015]"), r" \g<0> "),
     (re.compile(r'([^\.])(\.)([\]\)}>"\']*)\s*$'), r"\1 \2\3 "),
     (re.compile(r"[?!]"), r" \g<0> "),
     (re.compile(r"([^'])' "), r"\1 ' "),
     (re.compile(r"[*]"), r" \g<0> "),
     (re.compile(r"[\]\[\(\)\{\}\<\>]"), r" \g<0> "),
     (re.compile(r"--"), r" -- "),
+]
+_ENDING_QUOTES = [
+    (re.compile(r"([»”’])"), r" \1 "),
     (re.compile(r"''"), " '' "),
     (re.compile(r'"'), " '' "),
+    (re.compile(r"\s+"), " "),
     (re.compile(r"([^' ])('[sS]|'[mM]|'[dD]|') "), r"\1 \2 "),
     (re.compile(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
 ]
+_CONTRACTIONS = [
+    re.compile(pattern)
+    for pattern in (
+        r"(?i)\b(can)(not)\b", r"(?i)\b(d)('ye)\b", r"(?i)\b(gim)(me)\b", r"(?i)\b(gon)(na)\b",
+        r"(?i)\b(got)(ta)\b", r"(?i)\b(lem)(me)\b", r"(?i)\b(more)('n)\b", r"(?i)\b(wan)(na)(?=\s)",
+        r"(?i) ('t)(is)\b", r"(?i) ('t)(was)\b",
+    )
+]  # fmt: skip
 
 
 def word_tokenize(text: str) -> list[str]:
-    """Words as NLTK's `word_tokenize` splits them, for the characters an action name or object name holds."""
+    """Words as NLTK's `word_tokenize` splits them (checked against NLTK 3.10 on single sentences)."""
     words: list[str] = []
     for sentence in _SENTENCE_END.sub(r"\1\n", text).split("\n"):
-        sentence = " " + sentence + " "
-        for pattern, replacement in _TREEBANK:
+        for pattern, replacement in _STARTING_QUOTES + _PUNCTUATION:
             sentence = pattern.sub(replacement, sentence)
+        sentence = " " + sentence + " "
+        for pattern, replacement in _ENDING_QUOTES:
+            sentence = pattern.sub(replacement, sentence)
+        for pattern in _CONTRACTIONS:
+            sentence = pattern.sub(r" \1 \2 ", sentence)
         words.extend(sentence.split())
     return words
 
