@@ -346,6 +346,8 @@ def test_bad_agentboard_text_file_names_file_and_entry(tmp_path) -> None:
         ("'pickup b1'", ["'", "pickup", "b1", "'"]),
         ("cannot pickup `b1`", ["can", "not", "pickup", "`", "b1", "`"]),
         ("stack b1... b2 -- now!", ["stack", "b1", "...", "b2", "--", "now", "!"]),
+        ("move -cannot b1.", ["move", "-", "can", "not", "b1", "."]),
+        ("Move from rooma to roomb.  and then stack b1.b2", ["Move", "from", "rooma", "to", "roomb", ".", "and", "then", "stack", "b1.b2"]),
     ],
 )
 def test_word_splitting_follows_nltk(text, words) -> None:

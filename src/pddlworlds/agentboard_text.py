@@ -165,8 +165,17 @@ _CONTRACTIONS = [
 ]  # fmt: skip
 
 
+#: Texts of letters, digits, "_", "-", "." and white space only: the rules above reduce to splitting at
+#: white space and parting a sentence's closing period from its word (most action texts are such).
+_PLAIN = re.compile(r"[A-Za-z0-9_\-. \t\n]*")
+_SPLIT_WORDS = ("cannot", "gimme", "gonna", "gotta", "lemme", "wanna")  # NLTK parts these words
+
+
 def word_tokenize(text: str) -> list[str]:
     """Words as NLTK's `word_tokenize` splits them (checked against NLTK 3.10 on single sentences)."""
+    lowered = text.lower()
+    if _PLAIN.fullmatch(text) and ".." not in text and "--" not in text and not any(w in lowered for w in _SPLIT_WORDS):
+        return [w for word in text.split() for w in ((word[:-1], ".") if len(word) > 1 and word[-1] == "." else (word,))]
     words: list[str] = []
     for sentence in _SENTENCE_END.sub(r"\1\n", text).split("\n"):
         for pattern, replacement in _STARTING_QUOTES + _PUNCTUATION:
@@ -181,7 +190,7 @@ def word_tokenize(text: str) -> list[str]:
 
 
 def read_action(
-    text: str, executable: dict[str, int], objects: set[str]
+    text: str, executable: dict[str, int], objects: frozenset[str] | set[str]
 ) -> tuple[str, tuple[str, ...]] | str:
     """AgentBoard's reading of `text`: (action name, objects), or why it is unreadable.
 

@@ -56,6 +56,7 @@ class AgentBoardWorld(World):
         self._arity = {s.name.lower(): len(s.parameters) for s in task.schemas}
         self._schema_of = {s.name.lower(): s.name for s in task.schemas}
         self._object_of = {name.lower(): name for name, _ in task.objects}
+        self._object_names = frozenset(self._object_of)
 
     @property
     def after_action(self) -> str:
@@ -110,7 +111,7 @@ class AgentBoardWorld(World):
         if "look around" in lowered:
             return Outcome(state, self.describe(state), "look around", None, True)
         executable = {self.task.actions[i].schema.lower() for i in self._executable(state)}
-        reading = read_action(text, {n: self._arity[n] for n in executable}, set(self._object_of))
+        reading = read_action(text, {n: self._arity[n] for n in executable}, self._object_names)
         if isinstance(reading, str):
             return Outcome(state, UNREADABLE, "invalid", None, False, reading)
         schema = self._schema_of[reading[0]]
