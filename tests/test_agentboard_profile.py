@@ -202,6 +202,7 @@ def test_replay_matches_agentboard_rules(domain_problem, ab_env) -> None:
         total += reward
         kinds.add(info["action_kind"] if valid else obs)
         assert (obs, info["progress"], info["action_valid"]) == (expected, progress, valid), text
+        assert env.observation_space.contains(obs), obs[:200]
         assert info["goal"] == reference.goal
         assert abs(total - info["progress"]) < 1e-12
         if terminated:
@@ -227,6 +228,15 @@ def test_stored_plans_in_agentboard_wording_reach_the_goal_in_both_profiles(doma
 
 
 # ---- single rules --------------------------------------------------------------------------------
+
+
+def test_gymnasium_checker_passes(domain_name) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = gym.make(env_id(domain_name), profile="agentboard")
+        check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_progress_starts_at_zero_and_rises_only_on_a_change(make_env) -> None:
