@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,20 +191,20 @@ def word_tokenize(text: str) -> list[str]:
 
 
 def read_action(
-    text: str, executable: dict[str, int], objects: frozenset[str] | set[str]
+    text: str, arity: dict[str, int], executable: Callable[[str], bool], objects: frozenset[str] | set[str]
 ) -> tuple[str, tuple[str, ...]] | str:
     """AgentBoard's reading of `text`: (action name, objects), or why it is unreadable.
 
-    `executable` maps the (lower-case) names of the actions executable now to their number of parameters;
-    `objects` holds the (lower-case) object names. Returns "unknown_verb" when no word names an
-    executable action and "wrong_arity" when fewer objects than parameters are named.
+    `arity` maps every (lower-case) action name to its number of parameters, `executable(name)` says
+    whether some action of that name is executable now, and `objects` holds the (lower-case) object
+    names. Returns "unknown_verb" when no word names an executable action and "wrong_arity" when fewer
+    objects than parameters are named.
     """
     words = word_tokenize(text.lower())
-    name = next((w for w in words if w in executable), None)
+    name = next((w for w in words if w in arity and executable(w)), None)
     if name is None:
         return "unknown_verb"
-    arity = executable[name]
     named = [w for w in words if w in objects]
-    if len(named) < arity:
+    if len(named) < arity[name]:
         return "wrong_arity"
-    return name, tuple(named[:arity])
+    return name, tuple(named[: arity[name]])

@@ -57,6 +57,11 @@ class AgentBoardWorld(World):
         self._schema_of = {s.name.lower(): s.name for s in task.schemas}
         self._object_of = {name.lower(): name for name, _ in task.objects}
         self._object_names = frozenset(self._object_of)
+        self._by_schema: dict[str, tuple[int, ...]] = {}
+        for index, action in enumerate(self.task.actions):
+            if self._listed[index]:
+                key = action.schema.lower()
+                self._by_schema[key] = (*self._by_schema.get(key, ()), index)
 
     @property
     def after_action(self) -> str:
@@ -110,8 +115,10 @@ class AgentBoardWorld(World):
             return Outcome(state, self.listing(state), "check valid actions", None, True, valid_actions=actions)
         if "look around" in lowered:
             return Outcome(state, self.describe(state), "look around", None, True)
-        executable = {self.task.actions[i].schema.lower() for i in self._executable(state)}
-        reading = read_action(text, {n: self._arity[n] for n in executable}, self._object_names)
+        def executable(name: str) -> bool:
+            return any(self.task.is_applicable(state, i) for i in self._by_schema.get(name, ()))
+
+        reading = read_action(text, self._arity, executable, self._object_names)
         if isinstance(reading, str):
             return Outcome(state, UNREADABLE, "invalid", None, False, reading)
         schema = self._schema_of[reading[0]]
