@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pddlgym-seconds", type=float, default=5.0, help="time box per PDDLGym run")
     parser.add_argument("--no-pddlgym", action="store_true", help="skip PDDLGym even if it is installed")
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
-    parser.add_argument("--profile", default="pddlworlds", help="environment profile (pddlworlds or agentboard)")
+    parser.add_argument("--profile", default="pddlworlds", help="pddlworlds or agentboard")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", PDDLNormalisationWarning)
 

@@ -29,7 +29,9 @@ PROMPTS = Path(__file__).parent / "fixtures" / "agentboard_prompts.json"
 def test_prompt_file_loads_with_its_hash_and_game_names() -> None:
     prompts = load_prompt_file(PROMPTS)
     assert prompts.sha256 == hashlib.sha256(PROMPTS.read_bytes()).hexdigest()
-    assert prompts.for_domain("blocksworld").system_msg == "You plan block moves."  # AgentBoard's "blockworld"
+    assert (
+        prompts.for_domain("blocksworld").system_msg == "You plan block moves."
+    )  # AgentBoard's "blockworld"
     assert prompts.for_domain("barman").examples[0].startswith("Goal: shot1")  # one string: one example
     assert prompts.for_domain("tyreworld").examples == ()
     with pytest.raises(KeyError, match="no entry for domain 'hanoi'; entries: blockworld, gripper"):
@@ -50,8 +52,14 @@ def test_bad_prompt_files_say_what_is_wrong(tmp_path) -> None:
 
 def test_standard_prompt_is_assembled_in_agentboard_order() -> None:
     prompt = load_prompt_file(PROMPTS).for_domain("gripper")
-    history = [("Observation", "Robby is at rooma. "), ("Action", "check"), ("Observation", "Valid actions are: x")]
-    text = standard_prompt(prompt, "The goal is to satisfy the following conditions: ball1 is at roomb. ", history)
+    history = [
+        ("Observation", "Robby is at rooma. "),
+        ("Action", "check"),
+        ("Observation", "Valid actions are: x"),
+    ]
+    text = standard_prompt(
+        prompt, "The goal is to satisfy the following conditions: ball1 is at roomb. ", history
+    )
     assert text == (
         prompt.instruction
         + "\nHere are examples:\n" + prompt.examples[0] + "\n"
@@ -81,7 +89,9 @@ def test_reply_clean_up(reply, action) -> None:
 def test_agent_plays_against_the_stand_in_server_with_agentboard_settings(make_env) -> None:
     replies = ["Action: check valid actions", "unstack b2 from b3", "fly", "putdown b2"]
     with FakeOpenAIServer(replies) as srv:
-        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="k", backoff_s=0.01, timeout=5.0)
+        llm = OpenAICompatibleLLM(
+            "fake-model", base_url=srv.base_url, api_key="k", backoff_s=0.01, timeout=5.0
+        )
         agent = AgentBoardStandardAgent(llm, PROMPTS)
         env = make_env("blocksworld", profile="agentboard", max_episode_steps=4)
         record = agent.run(env, options={"problem": "problem1"})
@@ -97,14 +107,21 @@ def test_agent_plays_against_the_stand_in_server_with_agentboard_settings(make_e
         "Action: fly\nObservation: The action is not valid and therefore takes no effect. "
         "Please check valid actions.\nAction: "
     )
-    assert [s.action for s in record.trajectory] == ["check valid actions", "unstack b2 from b3", "fly", "putdown b2"]
+    assert [s.action for s in record.trajectory] == [
+        "check valid actions",
+        "unstack b2 from b3",
+        "fly",
+        "putdown b2",
+    ]
     assert [s.valid for s in record.trajectory] == [True, True, False, True]
     assert record.flags["prompt_sha256"] == hashlib.sha256(PROMPTS.read_bytes()).hexdigest()
     assert grounding_accuracy(record) == 0.75
 
 
 def _record(domain: str, progress: float, valid: list[bool]) -> EpisodeRecord:
-    steps = [StepRecord(i + 1, "a", "o", v, "action" if v else "invalid", progress) for i, v in enumerate(valid)]
+    steps = [
+        StepRecord(i + 1, "a", "o", v, "action" if v else "invalid", progress) for i, v in enumerate(valid)
+    ]
     return EpisodeRecord("standard", domain, "agentboard", "p", 0, progress == 1.0, progress, len(steps), None,
                          0.0, "g", "o", trajectory=steps)  # fmt: skip
 

@@ -24,48 +24,103 @@ from pddlworlds.pddl import PDDLError, PDDLNormalisationWarning
 from pddlworlds.plans import plan_file
 from pddlworlds.registration import env_id, make_env
 
-# AgentBoard's table, repeated keys and all: as in their module, the last entry of a key wins.
-AB_MAP = {  # noqa: F601
-    "on": "{} is on {}.", "clear": "{} is clear.", "arm-empty": "Your arm is empty.",
-    "holding": "You are holding {}.", "on-table": "{} is on the table.",
-    "putdown": "Putdown {}.", "stack": "Stack {} on {}.", "pickup": "Pickup {}.", "unstack": "Unstack {} from {}.",
-    "vehicle-at": "The vehicle is at {}.", "changetire": "Change tire at {}", "spare-in": "The spare tire is in {}.",
-    "road": "There is a road from {} to {}.", "movecar": "Move the car to {}.",
-    "isopen": "{} is open.", "closed": "{} is closed.", "have": "You have {}.", "in": "{} is in {}.",
-    "loose": "The nut {} on the hub {} is loose.", "tight": "The nut {} on the hub {} is tight.",
-    "unlocked": "{} is unlocked.", "on-ground": "Hub {} is on the ground.",
-    "not-on-ground": "Hub {} is not on the ground.", "inflated": "Wheel {} is inflated.",
-    "not-inflated": "Wheel {} is not inflated.", "fastened": "Hub {} is fastened.",
-    "unfastened": "Hub {} is unfastened.", "free": "Hub {} is free.", "on": "{} is on {}.",
-    "intact": "Wheel {} is intact.",
-    "open": "Open {}.", "close": "Close {}.", "fetch": "Fetch {} from {}.", "put-away": "Put-away {} in {}.",
-    "loosen": "Loosen the nut {} on the hub {}.", "tighten": "Tighten the nut {} on the hub {}.",
-    "jack-up": "jack-up the hub {}.", "jack-down": "Jack-down the hub {}.",
-    "undo": "Undo the fastening of the nut {} on the hub {}.", "do-up": "Do-up the nut {} on the hub {}.",
-    "remove-wheel": "Remove-wheel {} from the hub {}.", "put-on-wheel": "put-on-wheel {} on the hub {}.",
-    "inflate": "Inflate the wheel {}.",
-    "clear": "The {} is clear.", "move": "Move {} to {}.", "smaller": "{} is smaller than {}.",
-    "ball": "{} is a ball. ", "gripper": "{} is a gripper. ", "at-robby": "Robby is at {}. ", "at": "{} is at {}. ",
-    "free": "{} is free. ", "carry": "{} is carrying {}. ", "move": "Move from {} to {}. ",
-    "pick": "Pick up {} at {} with arm {}. ",
-    "ontable": "{} is on the table. ", "holding": "You are holding {}. ", "empty": "{} is empty. ",
-    "contains": "{} contains {}. ", "clean": "{} is clean. ", "used": "Pour {} from a shot glass to a used shaker {}",
-    "dispenses": "{} dispenses {}. ", "shaker-empty-level": "{} is at empty level {}. ",
-    "shaker-level": "{} is at level {}. ", "next": "level {} is next to level {}. ", "unshaked": "{} is unshaked. ",
-    "shaked": "{} is shaked. ", "cocktail-part1": "{} part1 ingredient is {}. ",
-    "cocktail-part2": "{} part2 ingredient is {}. ",
-    "grasp": "{} grasp {}. ", "leave": "{} leave {}. ",
-    "fill-shot": "fill-shot glass {} with {} with {} and {} holding {}. ",
-    "refill-shot": "refill-shot {} with {} with {} and {} holding {}. ",
-    "empty-shot": "use hand {} to empty-shot glass {} with beverage {}. ",
-    "clean-shot": "clean-shot glass {} with {} with hand {} holding shot glass and {}. ",
-    "pour-shot-to-clean-shaker": "pour-shot-to-clean-shaker from a shot glass {} with {} to a clean shaker {} with hand {} from level {} to level {}",
-    "pour-shot-to-used-shaker": "pour-shot-to-used-shaker from a shot glass {} with {} to a used shaker {} with hand {} from level {} to level {}",
-    "empty-shaker": "use hand {} to empty-shaker {} with ingredient {} from level {} to level {}.",
-    "clean-shaker": "use hand {} and hand {} to clean-shaker {}",
-    "shake": "shake a cocktail {} with ingredient {} and ingredient {} in a shaker {} with hand {} and hand {}",
-    "pour-shaker-to-shot": "pour-shaker-to-shot to a shot glass {} the ingredient {} with hand {} from shaker {} from level {} to level {}",
-}  # fmt: skip
+# AgentBoard's table in its order, repeated keys and all: as in their dict literal, the last entry of a key wins.
+AB_MAP = dict(  # noqa: C406  (pairs, so that repeated keys resolve as in their dict literal)
+    [
+        ("on", "{} is on {}."),
+        ("clear", "{} is clear."),
+        ("arm-empty", "Your arm is empty."),
+        ("holding", "You are holding {}."),
+        ("on-table", "{} is on the table."),
+        ("putdown", "Putdown {}."),
+        ("stack", "Stack {} on {}."),
+        ("pickup", "Pickup {}."),
+        ("unstack", "Unstack {} from {}."),
+        ("vehicle-at", "The vehicle is at {}."),
+        ("changetire", "Change tire at {}"),
+        ("spare-in", "The spare tire is in {}."),
+        ("road", "There is a road from {} to {}."),
+        ("movecar", "Move the car to {}."),
+        ("isopen", "{} is open."),
+        ("closed", "{} is closed."),
+        ("have", "You have {}."),
+        ("in", "{} is in {}."),
+        ("loose", "The nut {} on the hub {} is loose."),
+        ("tight", "The nut {} on the hub {} is tight."),
+        ("unlocked", "{} is unlocked."),
+        ("on-ground", "Hub {} is on the ground."),
+        ("not-on-ground", "Hub {} is not on the ground."),
+        ("inflated", "Wheel {} is inflated."),
+        ("not-inflated", "Wheel {} is not inflated."),
+        ("fastened", "Hub {} is fastened."),
+        ("unfastened", "Hub {} is unfastened."),
+        ("free", "Hub {} is free."),
+        ("on", "{} is on {}."),
+        ("intact", "Wheel {} is intact."),
+        ("open", "Open {}."),
+        ("close", "Close {}."),
+        ("fetch", "Fetch {} from {}."),
+        ("put-away", "Put-away {} in {}."),
+        ("loosen", "Loosen the nut {} on the hub {}."),
+        ("tighten", "Tighten the nut {} on the hub {}."),
+        ("jack-up", "jack-up the hub {}."),
+        ("jack-down", "Jack-down the hub {}."),
+        ("undo", "Undo the fastening of the nut {} on the hub {}."),
+        ("do-up", "Do-up the nut {} on the hub {}."),
+        ("remove-wheel", "Remove-wheel {} from the hub {}."),
+        ("put-on-wheel", "put-on-wheel {} on the hub {}."),
+        ("inflate", "Inflate the wheel {}."),
+        ("clear", "The {} is clear."),
+        ("move", "Move {} to {}."),
+        ("smaller", "{} is smaller than {}."),
+        ("ball", "{} is a ball. "),
+        ("gripper", "{} is a gripper. "),
+        ("at-robby", "Robby is at {}. "),
+        ("at", "{} is at {}. "),
+        ("free", "{} is free. "),
+        ("carry", "{} is carrying {}. "),
+        ("move", "Move from {} to {}. "),
+        ("pick", "Pick up {} at {} with arm {}. "),
+        ("ontable", "{} is on the table. "),
+        ("holding", "You are holding {}. "),
+        ("empty", "{} is empty. "),
+        ("contains", "{} contains {}. "),
+        ("clean", "{} is clean. "),
+        ("used", "Pour {} from a shot glass to a used shaker {}"),
+        ("dispenses", "{} dispenses {}. "),
+        ("shaker-empty-level", "{} is at empty level {}. "),
+        ("shaker-level", "{} is at level {}. "),
+        ("next", "level {} is next to level {}. "),
+        ("unshaked", "{} is unshaked. "),
+        ("shaked", "{} is shaked. "),
+        ("cocktail-part1", "{} part1 ingredient is {}. "),
+        ("cocktail-part2", "{} part2 ingredient is {}. "),
+        ("grasp", "{} grasp {}. "),
+        ("leave", "{} leave {}. "),
+        ("fill-shot", "fill-shot glass {} with {} with {} and {} holding {}. "),
+        ("refill-shot", "refill-shot {} with {} with {} and {} holding {}. "),
+        ("empty-shot", "use hand {} to empty-shot glass {} with beverage {}. "),
+        ("clean-shot", "clean-shot glass {} with {} with hand {} holding shot glass and {}. "),
+        (
+            "pour-shot-to-clean-shaker",
+            "pour-shot-to-clean-shaker from a shot glass {} with {} to a clean shaker {} with hand {} from level {} to level {}",
+        ),
+        (
+            "pour-shot-to-used-shaker",
+            "pour-shot-to-used-shaker from a shot glass {} with {} to a used shaker {} with hand {} from level {} to level {}",
+        ),
+        ("empty-shaker", "use hand {} to empty-shaker {} with ingredient {} from level {} to level {}."),
+        ("clean-shaker", "use hand {} and hand {} to clean-shaker {}"),
+        (
+            "shake",
+            "shake a cocktail {} with ingredient {} and ingredient {} in a shaker {} with hand {} and hand {}",
+        ),
+        (
+            "pour-shaker-to-shot",
+            "pour-shaker-to-shot to a shot glass {} the ingredient {} with hand {} from shaker {} from level {} to level {}",
+        ),
+    ]
+)
 
 UNREADABLE = "The action is not valid and therefore takes no effect. Please check valid actions."
 NO_EFFECT = (
@@ -83,7 +138,7 @@ def ab_text(name: str, args) -> str:
 def ab_words(text: str) -> list[str]:
     """Word splitting for the plain texts these tests send (NLTK's result on them)."""
     text = re.sub(r"[()\[\],;:!?]", " ", text.lower())
-    return [w[:-1] if w.endswith(".") else w for w in text.split()]
+    return [w.removesuffix(".") for w in text.split()]
 
 
 class Reference:
@@ -102,12 +157,16 @@ class Reference:
 
     def executable(self) -> list[int]:
         actions = self.task.actions
-        return [i for i in self.task.applicable(self.state) if len(set(actions[i].args)) == len(actions[i].args)]
+        return [
+            i for i in self.task.applicable(self.state) if len(set(actions[i].args)) == len(actions[i].args)
+        ]
 
     def step(self, text: str) -> tuple[str, float, bool]:
         if "check" in text.lower():
             extras = ["check valid actions"] + (["look around"] if self.domain in CHANGES_ONLY else [])
-            listed = sorted(ab_text(self.task.actions[i].schema, self.task.actions[i].args) for i in self.executable())
+            listed = sorted(
+                ab_text(self.task.actions[i].schema, self.task.actions[i].args) for i in self.executable()
+            )
             return "Valid actions are: " + ", ".join(listed + extras), self.reward, True
         if "look around" in text.lower():
             return self.sentences(self.state), self.reward, True
@@ -118,7 +177,11 @@ class Reference:
         if name is None or len(objects) < arity[name]:
             return UNREADABLE, self.reward, False
         index = self.task.action_index.get((name, tuple(objects[: arity[name]])))
-        if index is None or index not in self.executable() or self.task.apply(self.state, index) == self.state:
+        if (
+            index is None
+            or index not in self.executable()
+            or self.task.apply(self.state, index) == self.state
+        ):
             return NO_EFFECT, self.reward, False
         before, self.state = self.state, self.task.apply(self.state, index)
         self.reward = max(self.reward, self.task.progress(self.state))
@@ -147,7 +210,13 @@ def episode(domain: str, world, plan) -> list[str]:
     for k, (name, args) in enumerate(plan):
         if k % 5 == 1:  # an executable action name with objects that do not apply
             wrong = next(
-                (a for a in task.actions if a.schema == name and a.args != args and not task.is_applicable(state, task.action_index[(a.schema, a.args)])),
+                (
+                    a
+                    for a in task.actions
+                    if a.schema == name
+                    and a.args != args
+                    and not task.is_applicable(state, task.action_index[(a.schema, a.args)])
+                ),
                 None,
             )
             if wrong is not None:
@@ -306,7 +375,9 @@ def test_make_env_uses_the_text_beside_the_domain_file(tmp_path) -> None:
     assert info["action_valid"]
     env = make_env(d.domain_file, problem, profile="agentboard")
     obs, info = env.reset()
-    assert obs == "B1 is on the table. B2 is on the table. The b1 is clear. The b2 is clear. Your arm is empty."
+    assert (
+        obs == "B1 is on the table. B2 is on the table. The b1 is clear. The b2 is clear. Your arm is empty."
+    )
     assert info["goal"] == "The goal is to satisfy the following conditions: b2 is on b1."
     obs, _, _, _, info = env.step("Pickup b2.")
     assert obs == "B1 is on the table. The b1 is clear. You are holding b2. " and info["action_valid"]
@@ -357,7 +428,10 @@ def test_bad_agentboard_text_file_names_file_and_entry(tmp_path) -> None:
         ("cannot pickup `b1`", ["can", "not", "pickup", "`", "b1", "`"]),
         ("stack b1... b2 -- now!", ["stack", "b1", "...", "b2", "--", "now", "!"]),
         ("move -cannot b1.", ["move", "-", "can", "not", "b1", "."]),
-        ("Move from rooma to roomb.  and then stack b1.b2", ["Move", "from", "rooma", "to", "roomb", ".", "and", "then", "stack", "b1.b2"]),
+        (
+            "Move from rooma to roomb.  and then stack b1.b2",
+            ["Move", "from", "rooma", "to", "roomb", ".", "and", "then", "stack", "b1.b2"],
+        ),
     ],
 )
 def test_word_splitting_follows_nltk(text, words) -> None:

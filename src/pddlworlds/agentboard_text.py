@@ -29,8 +29,8 @@ __all__ = [
     "AGENTBOARD_TEXT_FILE",
     "AgentBoardText",
     "load_agentboard_text",
-    "word_tokenize",
     "read_action",
+    "word_tokenize",
 ]
 
 #: The file beside `domain.pddl` that holds a domain's AgentBoard wording.
@@ -91,7 +91,9 @@ def load_agentboard_text(task: LiftedTask, path: str | Path | None) -> AgentBoar
     look = data.get("look_around", False)
     if not isinstance(look, bool):
         raise PDDLError(f"look_around must be true or false, not {look!r}", path)
-    predicates = _templates(data.get("predicates", {}), {n: params[n] for n, _ in task.predicates}, "predicates", path)
+    predicates = _templates(
+        data.get("predicates", {}), {n: params[n] for n, _ in task.predicates}, "predicates", path
+    )
     actions = _templates(
         data.get("actions", {}), {s.name: params["action:" + s.name] for s in task.schemas}, "actions", path
     )
@@ -106,7 +108,9 @@ def _templates(table: dict, known: dict[str, tuple[str, ...]], section: str, pat
     out: dict[str, str] = {}
     for name, template in table.items():
         if name not in known:
-            raise PDDLError(f"[{section}] names unknown {section[:-1]} {name!r}; known: {', '.join(known)}", path)
+            raise PDDLError(
+                f"[{section}] names unknown {section[:-1]} {name!r}; known: {', '.join(known)}", path
+            )
         if not isinstance(template, str):
             raise PDDLError(f"[{section}] {name}: expected a string, not {template!r}", path)
         slots = _SLOT.findall(template)
@@ -175,8 +179,17 @@ _SPLIT_WORDS = ("cannot", "gimme", "gonna", "gotta", "lemme", "wanna")  # NLTK p
 def word_tokenize(text: str) -> list[str]:
     """Words as NLTK's `word_tokenize` splits them (checked against NLTK 3.10 on single sentences)."""
     lowered = text.lower()
-    if _PLAIN.fullmatch(text) and ".." not in text and "--" not in text and not any(w in lowered for w in _SPLIT_WORDS):
-        return [w for word in text.split() for w in ((word[:-1], ".") if len(word) > 1 and word[-1] == "." else (word,))]
+    if (
+        _PLAIN.fullmatch(text)
+        and ".." not in text
+        and "--" not in text
+        and not any(w in lowered for w in _SPLIT_WORDS)
+    ):
+        return [
+            w
+            for word in text.split()
+            for w in ((word[:-1], ".") if len(word) > 1 and word[-1] == "." else (word,))
+        ]
     words: list[str] = []
     for sentence in _SENTENCE_END.sub(r"\1\n", text).split("\n"):
         for pattern, replacement in _STARTING_QUOTES + _PUNCTUATION:

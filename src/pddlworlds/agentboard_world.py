@@ -23,7 +23,7 @@ from .pddl import LiftedTask
 from .text import TextTemplates
 from .world import Outcome, World
 
-__all__ = ["AgentBoardWorld", "UNREADABLE", "NO_EFFECT", "GOAL_SATISFIED"]
+__all__ = ["GOAL_SATISFIED", "NO_EFFECT", "UNREADABLE", "AgentBoardWorld"]
 
 #: AgentBoard's message when no action executable now is named, or too few objects are.
 UNREADABLE = "The action is not valid and therefore takes no effect. Please check valid actions."
@@ -40,7 +40,9 @@ _GOAL_PREFIX = "The goal is to satisfy the following conditions: "
 class AgentBoardWorld(World):
     """A grounded problem with AgentBoard's text and rules; as pure as `World` (no state of its own)."""
 
-    def __init__(self, task: LiftedTask, templates: TextTemplates, words: AgentBoardText, name: str | None = None):
+    def __init__(
+        self, task: LiftedTask, templates: TextTemplates, words: AgentBoardText, name: str | None = None
+    ):
         super().__init__(task, templates, name)
         self.words = words
         atoms = self.task.atoms
@@ -112,9 +114,12 @@ class AgentBoardWorld(World):
         lowered = text.lower()
         if "check" in lowered:
             actions = tuple(self.valid_actions(state))
-            return Outcome(state, self.listing(state), "check valid actions", None, True, valid_actions=actions)
+            return Outcome(
+                state, self.listing(state), "check valid actions", None, True, valid_actions=actions
+            )
         if "look around" in lowered:
             return Outcome(state, self.describe(state), "look around", None, True)
+
         def executable(name: str) -> bool:
             return any(self.task.is_applicable(state, i) for i in self._by_schema.get(name, ()))
 

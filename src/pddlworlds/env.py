@@ -205,7 +205,9 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- the Gymnasium API -------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, StepInfo]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, StepInfo]:
         super().reset(seed=seed)
         options = options or {}
         name = options.get("problem") or self._fixed_problem

@@ -18,7 +18,7 @@ from .pddl import LiftedTask
 from .text import load_templates
 from .world import World, text_bound
 
-__all__ = ["Profile", "PROFILES", "DEFAULT_PROFILE", "get_profile"]
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
 
 DEFAULT_PROFILE = "pddlworlds"
 #: Our own text file beside `domain.pddl`; every profile's world also keeps these templates.
@@ -50,7 +50,9 @@ def _own(task: LiftedTask, own_text: Path | None, profile_text: Path | None, nam
 
 
 def _agentboard(task: LiftedTask, own_text: Path | None, profile_text: Path | None, name: str) -> World:
-    return AgentBoardWorld(task, load_templates(task, own_text), load_agentboard_text(task, profile_text), name)
+    return AgentBoardWorld(
+        task, load_templates(task, own_text), load_agentboard_text(task, profile_text), name
+    )
 
 
 def _own_bound(task: LiftedTask, own_text: Path | None, profile_text: Path | None) -> int:

@@ -211,7 +211,8 @@ class ActionParser:
         shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
         for meta in META_ACTIONS:
             # "check", "check actions", "check valid action": AgentBoard's prompts and models write these too.
-            if meta in joined or (meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")):
+            checking = meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")
+            if meta in joined or checking:
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -230,7 +231,8 @@ class ActionParser:
         if named is not None and "-" in named.schema:
             return named
         reading = self._phrase_reading(words, shown)
-        if named is not None and (not isinstance(reading, ParsedAction) or not self.types_fit(reading.schema, reading.args)):
+        fits = isinstance(reading, ParsedAction) and self.types_fit(reading.schema, reading.args)
+        if named is not None and not fits:
             return named
         return reading
 

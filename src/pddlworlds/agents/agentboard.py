@@ -34,10 +34,10 @@ from .base import Agent
 __all__ = [
     "AgentBoardPrompt",
     "AgentBoardPromptFile",
+    "AgentBoardStandardAgent",
+    "clean_reply",
     "load_prompt_file",
     "standard_prompt",
-    "clean_reply",
-    "AgentBoardStandardAgent",
 ]
 
 #: AgentBoard's game names where they differ from our domain names.
@@ -67,7 +67,9 @@ class AgentBoardPromptFile:
         for key in (domain, GAME_NAMES.get(domain, domain)):
             if key in self.games:
                 return self.games[key]
-        raise KeyError(f"{self.path}: no entry for domain {domain!r}; entries: {', '.join(self.games) or 'none'}")
+        raise KeyError(
+            f"{self.path}: no entry for domain {domain!r}; entries: {', '.join(self.games) or 'none'}"
+        )
 
 
 def load_prompt_file(path: str | Path) -> AgentBoardPromptFile:
@@ -82,11 +84,13 @@ def load_prompt_file(path: str | Path) -> AgentBoardPromptFile:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not JSON: {exc}") from exc
     if not isinstance(data, dict) or not data:
-        raise ValueError(f"{path}: expected an object of games, each with system_msg, instruction and examples")
+        raise ValueError(
+            f"{path}: expected an object of games, each with system_msg, instruction and examples"
+        )
     games: dict[str, AgentBoardPrompt] = {}
     for game, entry in data.items():
         if not isinstance(entry, dict):
-            raise ValueError(f"{path}: entry {game!r} must be an object")
+            raise ValueError(f"{path}: entry {game!r} must be an object")  # noqa: TRY004  (bad file content)
         missing = [k for k in ("system_msg", "instruction", "examples") if k not in entry]
         if missing:
             raise ValueError(f"{path}: entry {game!r} lacks {', '.join(missing)}")
@@ -94,7 +98,9 @@ def load_prompt_file(path: str | Path) -> AgentBoardPromptFile:
         examples = [examples] if isinstance(examples, str) else examples  # AgentBoard accepts one string too
         texts = (entry["system_msg"], entry["instruction"], *examples)
         if not isinstance(examples, list) or not all(isinstance(t, str) for t in texts):
-            raise ValueError(f"{path}: entry {game!r}: system_msg, instruction and each example must be strings")
+            raise ValueError(
+                f"{path}: entry {game!r}: system_msg, instruction and each example must be strings"
+            )
         games[game] = AgentBoardPrompt(entry["system_msg"], entry["instruction"], tuple(examples))
     return AgentBoardPromptFile(path, hashlib.sha256(raw).hexdigest(), games)
 
@@ -104,7 +110,10 @@ def _query(prompt: AgentBoardPrompt, goal: str) -> str:
     if prompt.examples:
         query += "\nHere are examples:\n" + "".join(example + "\n" for example in prompt.examples)
     query += "You should perform actions to accomplish the goal: " + goal + "\n"
-    return query + f"You should use the following commands for help when your action cannot be understood: {CHECK_ACTIONS}\n"
+    return (
+        query
+        + f"You should use the following commands for help when your action cannot be understood: {CHECK_ACTIONS}\n"
+    )
 
 
 def standard_prompt(prompt: AgentBoardPrompt, goal: str, history: list[tuple[str, str]]) -> str:
@@ -185,7 +194,10 @@ class AgentBoardStandardAgent(Agent):
         """The two messages of the next call: the game's system message and the assembled prompt."""
         history = self.history[-self.memory_size :]
         while True:
-            messages = [Message("system", self.prompt.system_msg), Message("user", standard_prompt(self.prompt, self.goal, history))]
+            messages = [
+                Message("system", self.prompt.system_msg),
+                Message("user", standard_prompt(self.prompt, self.goal, history)),
+            ]
             if self.context_length is None or not history:
                 return messages
             used = sum(self.llm.count_tokens(m.content) for m in messages)

@@ -22,11 +22,11 @@ from ..records import EpisodeRecord
 
 __all__ = [
     "AgentBoardScores",
+    "agentboard_scores",
     "grounding_accuracy",
+    "pooled_grounding_accuracy",
     "pooled_progress_rate",
     "pooled_success_rate",
-    "pooled_grounding_accuracy",
-    "agentboard_scores",
 ]
 
 
