@@ -85,7 +85,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Rewards
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
     episode equals its progress rate; the first step also pays the goal conditions the initial state
-    already satisfies.
+    already satisfies (not under `profile="agentboard"`, whose progress starts at 0). Progress only rises
+    after an action that changed the state.
 
     ## Episode End
     Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,

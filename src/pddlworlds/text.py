@@ -225,10 +225,11 @@ class ActionParser:
             if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
                 return bare
         # AgentBoard's phrasings name the PDDL action anywhere ("use hand right to empty-shot glass shot1 with
-        # beverage ingredient3") with the objects in parameter order; a hyphenated name is never one of our
-        # phrase words, so it decides at once; a plain one only where the phrasings read worse (below).
+        # beverage ingredient3") with the objects in parameter order; a hyphenated name that is no word of a
+        # phrasing decides at once, any other only where the phrasings read worse (below).
         named = self._named_reading(words)
-        if named is not None and "-" in named.schema:
+        phrase_words = {w for phrasings in self._keywords.values() for phrase, _ in phrasings for w in phrase.words}
+        if named is not None and "-" in named.schema and named.schema.lower() not in phrase_words:
             return named
         reading = self._phrase_reading(words, shown)
         fits = isinstance(reading, ParsedAction) and self.types_fit(reading.schema, reading.args)
