@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
 from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
-from .pddl import MAX_PDDL_BYTES, LiftedTask
-from .text import CHARSET, OBSERVATION_MODES, TextTemplates, load_templates
-from .world import World, text_bound
+from .pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
+from .profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
+from .text import CHARSET, OBSERVATION_MODES
+from .world import World
 
-__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "problems_by_name"]
+__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "StepInfo", "problems_by_name"]
 
 #: Longest action text the action space admits; longer texts are still handled (truncated in messages).
 ACTION_MAX_LENGTH = 1024
@@ -37,6 +38,45 @@ def problems_by_name(problem_files: list[str | Path]) -> dict[str, Path]:
             )
         files[name] = path
     return files
+
+
+class _ListingInfo(TypedDict, total=False):
+    #: After a "check valid actions" step only: the executable actions, in the profile's wording.
+    valid_actions: list[str]
+
+
+class StepInfo(_ListingInfo):
+    """The `info` dict of `reset` and `step`: every key the environment returns, and what it means.
+
+    (`valid_actions`, from the base, is present only after a "check valid actions" step.)
+    """
+
+    #: The domain's name (the folder name for shipped domains and for PDDL of your own).
+    domain: str
+    #: The problem split ("agentboard", "generated", ..., or "custom" for files given to `make_env`).
+    split: str
+    #: The problem being played (its file name without ".pddl").
+    problem: str
+    #: The goal in words, as the profile writes it.
+    goal: str
+    #: Steps taken this episode (0 at reset); meta-actions and invalid actions count.
+    step: int
+    #: Best fraction of goal conditions reached so far, under the profile's rule (see `profile`).
+    progress: float
+    #: Whether the goal has been reached (`progress` is 1.0).
+    success: bool
+    #: Whether the last text was executed (an action, or a meta-action); False for invalid text.
+    action_valid: bool
+    #: "reset", "action", "invalid", "check valid actions" or "look around".
+    action_kind: str
+    #: The canonical text of the parsed action (also when it could not be applied), else None.
+    action: str | None
+    #: Why the text was invalid ("unknown_verb", "wrong_arity", "precondition", ...), else None.
+    error: str | None
+    #: Length of the stored optimal plan of this problem, None if unknown.
+    optimal_length: int | None
+    #: The profile the environment plays by ("pddlworlds" or "agentboard").
+    profile: str
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -68,7 +108,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Rewards
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
     episode equals its progress rate; the first step also pays the goal conditions the initial state
-    already satisfies.
+    already satisfies (not under `profile="agentboard"`, whose progress starts at 0). Progress only rises
+    after an action that changed the state.
 
     ## Episode End
     Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
@@ -78,13 +119,16 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
     of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
-    None if unknown) and, after `check valid actions`, `valid_actions`.
+    None if unknown), `profile` and, after `check valid actions`, `valid_actions`: see `StepInfo`.
 
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
     `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
-    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; a `text_file`
-    that does not exist is an error, and so are two problem files of one name). Size guards, each
+    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
+    profile's text file lying beside the domain file is used; a `text_file` that does not exist is an
+    error, and so are two problem files of one name). `profile`: "pddlworlds" (default) or "agentboard",
+    which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.agentboard_world`);
+    its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
     refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
     `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
 
@@ -108,7 +152,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         max_ground_actions: int = MAX_GROUND_ACTIONS,
         max_atoms: int = MAX_ATOMS,
         max_file_bytes: int = MAX_PDDL_BYTES,
+        profile: str = DEFAULT_PROFILE,
     ):
+        self.profile = get_profile(profile)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
@@ -119,7 +165,6 @@ class PDDLTextEnv(gym.Env[str, str]):
             names = catalogue_domain.problems(split)
             files = {n: catalogue_domain.problem_file(n, split) for n in names}
             domain_file = catalogue_domain.domain_file
-            text_file = catalogue_domain.text_file if catalogue_domain.text_file.is_file() else None
         elif domain_file is not None and problem_files:
             self.domain_name = Path(domain_file).resolve().parent.name  # resolved: a bare "d.pddl" has none
             self.split = "custom"
@@ -136,16 +181,23 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.problem_names: list[str] = names
         self.problem_files: dict[str, Path] = {n: Path(f) for n, f in files.items()}
         self.domain_file = Path(domain_file)
-        self.text_file: Path | None = Path(text_file) if text_file else None  # a missing one is an error
+        if text_file is None:  # the profile's text lying beside the domain file, if any
+            text_file = self.profile.text_file_beside(domain_file)
+        elif not Path(text_file).is_file():
+            raise PDDLError("text file not found (text_file must name an existing text file)", text_file)
+        self.text_file: Path | None = Path(text_file) if text_file else None
+        # Our own text.toml beside the domain: every world keeps it (the default profile's text is it).
+        own = self.domain_file.with_name(OWN_TEXT_FILE)
+        self._own_text = self.text_file if profile == DEFAULT_PROFILE else (own if own.is_file() else None)
         self.limits = {"max_ground_actions": max_ground_actions, "max_atoms": max_atoms}
         self.max_file_bytes = max_file_bytes
         self._fixed_problem = problem
-        self._texts: dict[str, tuple[LiftedTask, TextTemplates]] = {}
+        self._tasks: dict[str, LiftedTask] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
 
         first = self.world_of(problem or names[0])
-        mode = observation_mode or first.templates.after_action
+        mode = observation_mode or first.after_action
         if mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
         self.observation_mode = mode
@@ -163,21 +215,22 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- problems ----------------------------------------------------------------------------
 
-    def _task_and_templates(self, name: str) -> tuple[LiftedTask, TextTemplates]:
+    def _task(self, name: str) -> LiftedTask:
         """Read once per problem: the observation bound needs every problem's, a world only some."""
-        if name not in self._texts:
-            task = load_task(self.domain_file, self.problem_files[name], max_file_bytes=self.max_file_bytes)
-            self._texts[name] = (task, load_templates(task, self.text_file))
-        return self._texts[name]
+        if name not in self._tasks:
+            self._tasks[name] = load_task(self.domain_file, self.problem_files[name], max_file_bytes=self.max_file_bytes)
+        return self._tasks[name]
 
     def world_of(self, name: str) -> World:
         """The grounded world of one of this environment's problems (built once, then shared)."""
         if name not in self._worlds:
-            self._worlds[name] = World(*self._task_and_templates(name), name, **self.limits)
+            self._worlds[name] = self.profile.build(
+                self._task(name), self._own_text, self.text_file, name, **self.limits
+            )
         return self._worlds[name]
 
     def _text_bound(self, name: str) -> int:
-        return text_bound(*self._task_and_templates(name)) + ACTION_MAX_LENGTH
+        return self.profile.bound(self._task(name), self._own_text, self.text_file) + ACTION_MAX_LENGTH
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
@@ -188,7 +241,9 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- the Gymnasium API -------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, StepInfo]:
         super().reset(seed=seed)
         options = options or {}
         name = options.get("problem") or self._fixed_problem
@@ -199,7 +254,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.world = self.world_of(name)
         self.state = self.world.initial_state
         self._step = 0
-        self._best = self.world.task.progress(self.state)
+        # Our profile credits goal conditions already true; AgentBoard's starts every episode at 0.
+        self._best = self.world.task.progress(self.state) if self.profile.credits_initial_progress else 0.0
         self._paid = 0.0
         self._solved_at_reset = self.world.task.is_goal(self.state)
         observation = self.world.observe(self.state, "full")
@@ -209,15 +265,16 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return observation, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, StepInfo]:
         if self._solved_at_reset:
             return self._step_solved_at_reset()
         text = action if isinstance(action, str) else str(action)
         outcome = self.world.step(self.state, text, self.observation_mode)
+        changed = outcome.state != self.state
         self.state = outcome.state
         self._step += 1
-        progress = self.world.task.progress(self.state)
-        self._best = max(self._best, progress)
+        if changed:  # progress is only raised by an action that changed the state (AgentBoard's rule too)
+            self._best = max(self._best, self.world.task.progress(self.state))
         reward = self._best - self._paid  # so the return equals the best progress, initial goals included
         self._paid = self._best
         self._last_observation = outcome.observation
@@ -229,10 +286,11 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return outcome.observation, float(reward), terminated, False, info
 
-    def _step_solved_at_reset(self) -> tuple[str, float, bool, bool, dict]:
+    def _step_solved_at_reset(self) -> tuple[str, float, bool, bool, StepInfo]:
         """The goal held at reset, so the episode was over before it began: a step changes nothing and
         terminates with success (an action that would break the goal is never applied)."""
         self._step += 1
+        self._best = 1.0  # the goal holds (a profile that starts progress at 0 reaches it here)
         reward = self._best - self._paid
         self._paid = self._best
         self._last_observation = GOAL_HELD_AT_RESET
@@ -241,7 +299,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return GOAL_HELD_AT_RESET, float(reward), True, False, info
 
-    def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> dict[str, Any]:
+    def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
         return {
             "domain": self.domain_name,
             "split": self.split,
@@ -255,6 +313,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             "action": action,
             "error": error,
             "optimal_length": self._optimal_length(self.world.name),
+            "profile": self.profile.name,
         }
 
     def valid_actions(self) -> list[str]:

@@ -238,7 +238,9 @@ class ActionParser:
         if exact is not None:  # an action written exactly as listed wins over a meta-action it contains
             return exact
         for meta in META_ACTIONS:
-            if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
+            # "check", "check actions", "check valid action": AgentBoard's prompts and models write these too.
+            checking = meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")
+            if meta in joined or checking:
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -250,6 +252,32 @@ class ActionParser:
             bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
             if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
                 return bare
+        # AgentBoard's phrasings name the PDDL action anywhere ("use hand right to empty-shot glass shot1 with
+        # beverage ingredient3") with the objects in parameter order; a hyphenated name that is no word of a
+        # phrasing decides at once, any other only where the phrasings read worse (below).
+        named = self._named_reading(words)
+        phrase_words = {w for phrasings in self._keywords.values() for phrase, _ in phrasings for w in phrase.words}
+        if named is not None and "-" in named.schema and named.schema.lower() not in phrase_words:
+            return named
+        reading = self._phrase_reading(words, shown)
+        fits = isinstance(reading, ParsedAction) and self.types_fit(reading.schema, reading.args)
+        if named is not None and not fits:
+            return named
+        return reading
+
+    def _named_reading(self, words: list[str]) -> ParsedAction | None:
+        """The first word naming an action schema, then the objects in the order written, if they fit."""
+        by_name = {s.lower(): s for s in self.schemas}
+        name = next((by_name[w] for w in words if w in by_name), None)
+        if name is None:
+            return None
+        objects = tuple(w for w in words if w in self.objects)
+        if len(objects) != len(self.schemas[name].parameters) or not self.types_fit(name, objects):
+            return None
+        return ParsedAction(schema=name, args=objects)
+
+    def _phrase_reading(self, words: list[str], shown: str) -> ParsedAction | ParseError:
+        """The action whose phrasing's words the text shares most, objects mapped onto its slots."""
         present = set(words)
         best: list[tuple[float, int, str, Phrase]] = []
         for name, phrasings in self._keywords.items():

@@ -96,6 +96,11 @@ class World:
     # ---- text of states ----------------------------------------------------------------------
 
     @property
+    def after_action(self) -> str:
+        """What an observation after an action shows by default: "full" or "changes"."""
+        return self.templates.after_action
+
+    @property
     def initial_state(self) -> int:
         return self.task.init
 
