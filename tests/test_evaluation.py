@@ -24,13 +24,7 @@ from pddlworlds.evaluation import metrics as M
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.cli import parse_seeds
 from pddlworlds.evaluation.report import load_run, write_report
-from pddlworlds.evaluation.runner import (
-    BackendSpec,
-    ConfigMismatchError,
-    RunPlan,
-    RunStore,
-    run_evaluation,
-)
+from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -435,7 +429,7 @@ def test_openai_backend_with_threads(tmp_path: Path) -> None:
 
 
 def test_server_gone_mid_run_stops_without_storing(tmp_path: Path) -> None:
-    from pddlworlds.evaluation.runner import RunStopped
+    from pddlworlds.evaluation import RunStopped
     from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
     srv = FakeOpenAIServer("check valid actions").start()
@@ -488,6 +482,13 @@ def test_cli_backend_choice_and_ray_hint(tmp_path: Path, monkeypatch: pytest.Mon
         ["eval", "--agents", WALKER, "--backend", "ray", "--out", str(tmp_path / "r"), "--no-progress"]
     )
     assert code == 2 and "pip install 'pddlworlds[ray]'" in err
+    assert "--backend is now --executor" in err  # the old spelling still works, with a note
+    code, _, err = run_cli(
+        ["eval", "--agents", WALKER, "--executor", "ray", "--out", str(tmp_path / "r2"), "--no-progress"]
+    )
+    assert code == 2 and "pip install 'pddlworlds[ray]'" in err and "--executor ray needs Ray" in err
+    code, _, err = run_cli(["eval", "--agents", WALKER, "--executor", "spark", "--out", str(tmp_path)])
+    assert code == 2 and "invalid choice: 'spark'" in err
 
 
 def test_parse_seeds() -> None:
@@ -584,7 +585,7 @@ def test_ray_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         plan = small_plan(seeds=[0], problems={"blocksworld": ["problem1", "problem2"]})
-        result = run_evaluation(plan, tmp_path / "ray", workers=1, backend="ray", progress=False)
+        result = run_evaluation(plan, tmp_path / "ray", workers=1, executor="ray", progress=False)
         clean = run_evaluation(plan, tmp_path / "local", progress=False)
     finally:
         ray.shutdown()

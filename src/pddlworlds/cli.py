@@ -13,7 +13,9 @@ import sys
 import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
+from .evaluation.cli import add_parsers as add_eval_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
+from .planning_cli import add_plan_parsers
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -93,12 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=30)
     p.set_defaults(func=cmd_play)
 
-    for module, adder in (("planning_cli", "add_plan_parsers"), ("evaluation.cli", "add_eval_parsers")):
-        try:
-            mod = __import__(f"pddlworlds.{module}", fromlist=[adder])
-        except ImportError:
-            continue
-        getattr(mod, adder)(sub)
+    add_plan_parsers(sub)
+    add_eval_parsers(sub)
     return parser
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
     "add_eval_parsers",
+    "add_parsers",
     "build_plan",
     "cmd_eval",
     "cmd_report",
@@ -115,7 +116,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..catalogue import domains as all_domains
-    from .runner import RunPlan, agent_names, parse_llm, resolve_agent
+    from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
     agents = _csv(args.agents)
     if agents == ["all"]:
@@ -165,7 +166,8 @@ def build_plan(args: argparse.Namespace) -> Any:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an evaluation, then write the report and print the main table."""
     from .report import load_analysis, print_main_table, write_report
-    from .runner import RunStopped, run_evaluation
+    from .errors import RunStopped
+    from .runner import run_evaluation
 
     try:
         plan = build_plan(args)
@@ -176,7 +178,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         result = run_evaluation(
-            plan, args.out, workers=args.workers, backend=args.backend, progress=not args.no_progress
+            plan, args.out, workers=args.workers, executor=args.executor, progress=not args.no_progress
         )
     except RunStopped as exc:  # stopped mid-run: what finished is stored
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
@@ -218,6 +220,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+class _DeprecatedExecutor(argparse.Action):
+    """`--backend local|ray`: the old spelling of `--executor`; still works, with a note."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option: Any = None) -> None:
+        print("note: --backend is now --executor (--llm names the model backend)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def _llm_help() -> str:
+    from ..llm import BACKENDS
+
+    return "; ".join(f"{b.usage}: {b.help}" for b in BACKENDS.values())
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `eval` and `report` to the main CLI's subparsers."""
+    add_eval_parsers(subparsers)
+
+
 def add_eval_parsers(subparsers: Any) -> None:
     """Add `eval` and `report` to the main CLI's subparsers."""
     p = subparsers.add_parser(
@@ -236,7 +257,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all' (default)")
     p.add_argument("--split", default="agentboard", help="problem split (default: agentboard)")
     p.add_argument(
-        "--llm", default="embedded", help="embedded (default), embedded:PATH.gguf, or openai:MODEL"
+        "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
@@ -261,7 +282,10 @@ def add_eval_parsers(subparsers: Any) -> None:
         "core, at most 8, for the embedded model; 4 threads for a server; 1 without a model)",
     )
     p.add_argument(
-        "--backend", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
+        "--executor", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
+    )
+    p.add_argument(  # the old name, from when "backend" also meant the model; kept working, not shown
+        "--backend", dest="executor", choices=["local", "ray"], action=_DeprecatedExecutor, help=argparse.SUPPRESS
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..files import atomic_write
 from . import metrics as M
-from .runner import RunStore, specs_from
+from .spec import specs_from
+from .store import RunStore
 
 __all__ = [
     "AGENT_LABELS",
@@ -274,13 +275,15 @@ def _panel_figure(path: Path, panels: Sequence[str], draw, xlabel: str, ylabel: 
 
 
 def _describe_model(config: dict[str, Any]) -> str:
+    from ..llm import BACKENDS
+
     llm = config.get("llm")
     if not llm:
         return "none (the agents need no model)"
-    if llm.get("backend") == "embedded":
-        sha = llm.get("model_sha256") or ""
-        return f"embedded {llm.get('model_id')} (sha256 {sha[:16]}…)"
-    return f"{llm.get('model')} at {llm.get('base_url')}"
+    backend = BACKENDS.get(str(llm.get("backend")))
+    if backend is None:  # a backend registered by the run's own code, not in this process
+        return f"{llm.get('backend')} {llm.get('model') or llm.get('model_id') or ''}".strip()
+    return backend.describe_entry(llm)
 
 
 def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:

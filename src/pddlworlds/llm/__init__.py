@@ -1,0 +1,37 @@
+"""Language models behind one small protocol (`base.LLM`), one module per backend, and the `BACKENDS` table.
+
+    from pddlworlds.llm import BACKENDS, parse_llm
+    llm = parse_llm("openai:gpt-4o-mini", base_url="http://127.0.0.1:8000/v1").build()
+    llm.chat([Message("user", "Hello")]).text
+
+Backend modules import their libraries (llama.cpp, openai) only when a model is built.
+"""
+
+from __future__ import annotations
+
+from .embedded import DEFAULT_MODEL_ID, EmbeddedLLM, default_model_path
+from .openai_compatible import OpenAICompatibleLLM
+from .base import LLM, Completion, LLMUnavailableError, Message
+from .prompt_formats import format_gemma_chat, format_plain
+from .registry import BACKENDS, NO_MODEL, Backend, BackendSpec, get_backend, llm_usage, parse_llm, register_backend
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MODEL_ID",
+    "LLM",
+    "NO_MODEL",
+    "Backend",
+    "BackendSpec",
+    "Completion",
+    "EmbeddedLLM",
+    "LLMUnavailableError",
+    "Message",
+    "OpenAICompatibleLLM",
+    "default_model_path",
+    "format_gemma_chat",
+    "format_plain",
+    "get_backend",
+    "llm_usage",
+    "parse_llm",
+    "register_backend",
+]
