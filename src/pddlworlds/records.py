@@ -35,6 +35,7 @@ class StepRecord:
     action_kind: str  # info["action_kind"]
     progress: float  # best progress after this step
     prompt_tokens: int = 0  # of the call that produced the action (context size)
+    context_tokens: int | None = None  # the in-trial working memory's tokens at the action call (paper's context)
     completion_tokens: int = 0
     latency_s: float = 0.0
     raw_output: str | None = None

@@ -123,7 +123,7 @@ def _max_steps(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> int:
 # ------------------------------------------------------------------------------------------------
 # Tables.
 
-MAIN_COLUMNS = ["Domain", "Agent", "n", "SR %", "PR %", "Steps", "Context %", "Time %"]
+MAIN_COLUMNS = ["Domain", "Agent", *(m.label for m in M.metric_columns("main"))]
 PAPER_COLUMNS = ["Paper SR %", "Paper PR %", "Paper steps", "Paper context %", "Paper time %"]
 
 
@@ -149,16 +149,7 @@ def main_table_rows(
     """Rows domain x agent (then overall) of the paper's Table 1 layout, as text cells."""
     rows = []
     for domain, agent, row in _summary_rows(summary, agents, domains):
-        cells = [
-            _domain_label(domain),
-            _label(agent),
-            str(row["n"]),
-            _f(row["sr"], 1, 100),
-            _f(row["pr"], 1, 100),
-            _f(row["steps"], 1),
-            _f(row["context_rel"], 1, 100),
-            _f(row["time_rel"], 1, 100),
-        ]
+        cells = [_domain_label(domain), _label(agent), *(m.format(row) for m in M.metric_columns("main"))]
         if with_paper:
             paper = _paper(domain, agent)
             cells += [_f(v, 1) for v in paper] if paper else ["–"] * len(PAPER_COLUMNS)
@@ -173,20 +164,15 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _efficiency_rows(summary, agents, domains) -> list[list[str]]:
+def _efficiency_columns(context: str) -> list[M.Metric]:
+    """The efficiency table's metrics; the in-trial context column only when the run recorded it."""
+    return M.metric_columns("efficiency", lambda m: m.name != "context_tokens_per_step" or m.name == context)
+
+
+def _efficiency_rows(summary, agents, domains, context: str) -> list[list[str]]:
+    columns = _efficiency_columns(context)
     return [
-        [
-            _domain_label(domain),
-            _label(agent),
-            f"{row['n_solved']}/{row['n']}",
-            str(row["n_solved_with_optimal"]),
-            _f(row["steps_over_optimal"], 2),
-            _f(row["extra_steps"], 1),
-            _f(row["prompt_tokens_per_step"], 0),
-            _f(row["all_prompt_tokens_per_step"], 0),
-            _f(row["run_time_s"], 2),
-            _f(row["executability"], 1, 100),
-        ]
+        [_domain_label(domain), _label(agent), *(m.format(row) for m in columns)]
         for domain, agent, row in _summary_rows(summary, agents, domains)
     ]
 
@@ -286,6 +272,23 @@ def _describe_model(config: dict[str, Any]) -> str:
     return backend.describe_entry(llm)
 
 
+def _context_words(measure: str) -> str:
+    """What the Context % column divides, for the report's header."""
+    if measure == "context_tokens_per_step":
+        return (
+            "mean in-trial context tokens per step (the working memory at the action call: goal, observations, "
+            "actions, subgoals, summaries, retrieved pairs; not the fixed instructions and example; the whole "
+            "prompt is the efficiency table's tokens/step)"
+        )
+    return "mean prompt tokens per step of the action call"
+
+
+def _token_counting_words(config: dict[str, Any]) -> str:
+    """How the run's backend counted tokens (recorded in its configuration), as a sentence, if it says."""
+    counting = (config.get("llm") or {}).get("token_counting")
+    return f" Tokens counted by {counting}." if counting else ""
+
+
 def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Everything the report shows, as data (also handy in notebooks)."""
     records = [M.as_record(line) for line in lines]
@@ -307,6 +310,7 @@ def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str
         "summary": summary,
         "executability_by_step": by_step,
         "wilcoxon": wilcoxon,
+        "context": M.context_measure(records),
     }
 
 
@@ -347,10 +351,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         episodes += f"; {errors} stopped by an error outside the agent"
     main_note = (
         "SR: episodes solved; PR: best fraction of goal conditions reached; steps: agent turns, an unsolved "
-        f"episode counting the full budget ({data['max_steps']}); context %: mean prompt tokens per step of the "
-        "action call, and time %: mean wall time per episode, both relative to STANDARD in the same domain "
+        f"episode counting the full budget ({data['max_steps']}); context %: {_context_words(data['context'])}, "
+        "and time %: mean wall time per episode, both relative to STANDARD in the same domain "
         "(– when STANDARD was not run or no model was used; time depends on the machine's load and on "
-        "--workers). Overall rows average over all episodes."
+        "--workers). Overall rows average over all episodes." + _token_counting_words(config)
     )
     paper_note = (
         f"*Paper columns* are not ours: {PAPER_SOURCE}. The Tyreworld ablation rows give the paper's "
@@ -366,18 +370,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         "call's prompt, and every call of the step (summaries, retrievals) added up. Executability: fraction "
         "of the agent's actions that were valid."
     )
-    efficiency_header = [
-        "Domain",
-        "Agent",
-        "solved",
-        "with optimal",
-        "steps / optimal",
-        "extra steps",
-        "tokens/step",
-        "tokens/step (all calls)",
-        "time/episode s",
-        "executability %",
-    ]
+    efficiency_header = ["Domain", "Agent", *(m.label for m in _efficiency_columns(data["context"]))]
     md: list[str] = [
         f"# Evaluation report: `{out}`",
         "",
@@ -407,7 +400,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         "",
         efficiency_note,
         "",
-        _md_table(efficiency_header, _efficiency_rows(summary, agents, domains)),
+        _md_table(efficiency_header, _efficiency_rows(summary, agents, domains, data["context"])),
         "",
         "## Progress rate at step k",
         "",
