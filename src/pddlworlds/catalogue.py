@@ -140,7 +140,7 @@ def _from_json(text: str) -> tuple[LiftedTask, list[str]]:
 
 def load_task(domain_file: str | Path, problem_file: str | Path) -> LiftedTask:
     """`read_task`, remembered on disk by content; normalisation warnings are repeated on a cache hit."""
-    from . import __version__
+    from .version import __version__
 
     domain_file, problem_file = Path(domain_file), Path(problem_file)
     cache = _cache_dir()

@@ -17,7 +17,7 @@ CONFIG_FORMAT = 1
 
 
 def _package_version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 

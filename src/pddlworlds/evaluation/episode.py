@@ -47,9 +47,7 @@ def env_for(spec: EpisodeSpec) -> Any:
     """One environment per (domain, split, budget) per thread, reused across episodes."""
     import gymnasium as gym
 
-    import pddlworlds  # noqa: F401  (registers the environments)
-
-    from ..registration import env_id
+    from ..registration import env_id  # importing the package registered the environments
 
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
