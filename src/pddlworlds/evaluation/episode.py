@@ -7,15 +7,27 @@ import dataclasses
 import os
 import platform
 import threading
+import time
 import traceback
 import warnings
 from typing import Any
 
-from ..llm import BackendSpec, LLMUnavailableError
+from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError
+from ..records import EpisodeRecord
 from .spec import EpisodeSpec, resolve_agent
 from .store import utc_now
 
-__all__ = ["env_for", "init_worker", "llm_for", "quiet_warnings", "remember_llm", "run_episode", "run_safely"]
+__all__ = [
+    "RAW_OUTPUT_LIMIT",
+    "cap_raw_outputs",
+    "env_for",
+    "init_worker",
+    "llm_for",
+    "quiet_warnings",
+    "remember_llm",
+    "run_episode",
+    "run_safely",
+]
 
 
 #: Per process: the model of each backend spec (built once), and each thread's environments.
@@ -58,24 +70,50 @@ def env_for(spec: EpisodeSpec) -> Any:
     return envs[key]
 
 
+#: Raw model replies are stored up to this many characters (with the original length when cut).
+RAW_OUTPUT_LIMIT = 16 * 1024
+
+
 def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     """Play one episode and return its stored line: `EpisodeRecord.to_dict()` plus `meta`.
 
     The record's `agent` is the name the run asked for (an ablation's agent may call itself otherwise;
-    that name is kept in `meta.agent_name`).
+    that name is kept in `meta.agent_name`). A model call that fails for good (`LLMServiceError`) ends the
+    episode as a fault: `error` {kind, message, count}, no score. Raw replies are stored once, cut to
+    `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
     factory, needs_llm = resolve_agent(spec.agent)
     llm = llm_for(backend) if needs_llm else None
     agent = factory(llm)
     env = env_for(spec)
     started = utc_now()
-    record = agent.run(env, seed=spec.seed, options={"problem": spec.problem})
+    clock = time.perf_counter()
+    try:
+        record = agent.run(env, seed=spec.seed, options={"problem": spec.problem})
+    except LLMServiceError as exc:
+        record = EpisodeRecord(
+            agent=getattr(agent, "name", spec.agent),
+            domain=spec.domain,
+            split=spec.split,
+            problem=spec.problem,
+            seed=spec.seed,
+            success=False,
+            progress=0.0,
+            steps=0,
+            optimal_length=None,
+            run_time_s=time.perf_counter() - clock,
+            goal="",
+            initial_observation="",
+            model=getattr(llm, "model_id", None),
+            error=exc.as_record(),
+        )
     data = record.to_dict()
     if (data["domain"], data["split"], data["problem"]) != (spec.domain, spec.split, spec.problem):
         raise RuntimeError(
             f"agent played {data['domain']}/{data['split']}/{data['problem']}, "
             f"not {spec.domain}/{spec.split}/{spec.problem}"
         )
+    cap_raw_outputs(data)
     data["meta"] = {
         "agent_name": data["agent"],
         "max_steps": spec.max_steps,
@@ -87,6 +125,26 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     data["agent"] = spec.agent
     data["seed"] = spec.seed
     return data
+
+
+def _cap(holder: dict[str, Any], limit: int) -> None:
+    raw = holder.get("raw_output")
+    if isinstance(raw, str) and len(raw) > limit:
+        holder["raw_output"] = raw[:limit]
+        holder["raw_output_length"] = len(raw)
+
+
+def cap_raw_outputs(line: dict[str, Any], limit: int = RAW_OUTPUT_LIMIT) -> None:
+    """Store each raw reply once and at most `limit` characters long (`raw_output_length` keeps the
+    original length of a cut one): a step whose action call (in `calls`) holds the same reply keeps it
+    there only (`raw_output` null on the step)."""
+    for step in line.get("trajectory", []):
+        calls = step.get("calls") or []
+        if step.get("raw_output") is not None and any(c.get("raw_output") == step["raw_output"] for c in calls):
+            step["raw_output"] = None
+        _cap(step, limit)
+        for call in calls:
+            _cap(call, limit)
 
 
 def run_safely(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:

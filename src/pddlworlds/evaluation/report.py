@@ -16,7 +16,7 @@ from typing import Any
 from ..files import atomic_write
 from . import metrics as M
 from .spec import specs_from
-from .store import RunStore
+from .store import EpisodeFile, RunStore, is_errored
 
 __all__ = [
     "AGENT_LABELS",
@@ -91,14 +91,20 @@ def _f(value: float | None, digits: int = 1, scale: float = 1.0, suffix: str = "
 
 def load_run(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(config, episode lines) of a run folder; the config is {} if the folder has none."""
+    config, found = read_run(out)
+    return config, found.lines
+
+
+def read_run(out: str | Path) -> tuple[dict[str, Any], EpisodeFile]:
+    """`load_run`, with what the episode file skipped (torn and duplicate lines)."""
     store = RunStore(out)
     if not store.out.is_dir():
         raise ValueError(f"no run folder {store.out}")
     config = store.read_config() or {}
-    lines = store.load_lines(repair=False)
-    if not config and not lines:
+    found = store.read_episodes(repair=False)
+    if not config and not found.lines:
         raise ValueError(f"{store.out} holds no run (no config.json, no episodes.jsonl)")
-    return config, lines
+    return config, found
 
 
 def _order(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -289,8 +295,14 @@ def _token_counting_words(config: dict[str, Any]) -> str:
     return f" Tokens counted by {counting}." if counting else ""
 
 
-def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Everything the report shows, as data (also handy in notebooks)."""
+def analyse(
+    config: dict[str, Any], lines: Sequence[dict[str, Any]], include_errored: bool = False
+) -> dict[str, Any]:
+    """Everything the report shows, as data (also handy in notebooks). Episodes stopped by a fault outside
+    the agent are left out of every score (`include_errored` puts them back) and listed as `errored`."""
+    errored = [line for line in lines if is_errored(line)]
+    if not include_errored:
+        lines = [line for line in lines if not is_errored(line)]
     records = [M.as_record(line) for line in lines]
     max_steps = _max_steps(config, lines)
     agents, domains = _order(config, lines)
@@ -311,14 +323,19 @@ def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str
         "executability_by_step": by_step,
         "wilcoxon": wilcoxon,
         "context": M.context_measure(records),
+        "errored": errored,
     }
 
 
 def load_analysis(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
     """A run folder's configuration, records and `analyse` result (None before any episode has ended):
     read and computed once for both the report file and the table on screen."""
-    config, lines = load_run(out)
-    return config, lines, (analyse(config, lines) if lines else None)
+    config, found = read_run(out)
+    lines = found.lines
+    data = analyse(config, lines) if lines else None
+    if data is not None:
+        data["skipped"] = found.skipped()
+    return config, lines, data
 
 
 def _with_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
@@ -348,7 +365,12 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
     if planned and len(lines) < planned:
         episodes += " (**incomplete run**: resume it with the same `eval` command)"
     if errors:
-        episodes += f"; {errors} stopped by an error outside the agent"
+        episodes += (
+            f"; {errors} stopped by a fault outside the agent (the model endpoint), **left out of every score** "
+            "and listed at the end: the same `eval` command re-runs them"
+        )
+    if data.get("skipped"):
+        episodes += f"; episodes.jsonl had {data['skipped']}, skipped"
     main_note = (
         "SR: episodes solved; PR: best fraction of goal conditions reached; steps: agent turns, an unsolved "
         f"episode counting the full budget ({data['max_steps']}); context %: {_context_words(data['context'])}, "
@@ -436,10 +458,40 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
             ),
             "",
         ]
+    if data["errored"]:
+        md += [
+            "## Episodes stopped by a fault outside the agent",
+            "",
+            "Left out of every score above. Fix the endpoint and run the same `eval` command again: it re-runs "
+            "these episodes, and only these.",
+            "",
+            _md_table(["Agent", "Domain", "Problem", "Seed", "Fault", "Message", "Attempts"], _fault_rows(data["errored"])),
+            "",
+        ]
     path = out / "report.md"
     atomic_write(path, "\n".join(md))
     atomic_write(out / "summary.json", json.dumps(_summary_json(data), indent=2) + "\n")
     return path
+
+
+def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for line in errored:
+        fault = line.get("error")
+        fault = fault if isinstance(fault, dict) else {"kind": "error", "message": str(fault), "count": None}
+        message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
+        rows.append(
+            [
+                _label(line["agent"]),
+                _domain_label(line["domain"]),
+                line["problem"],
+                str(line.get("seed")),
+                str(fault.get("kind")),
+                message,
+                str(fault.get("count", "–")),
+            ]
+        )
+    return rows
 
 
 def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
@@ -478,5 +530,10 @@ def print_main_table(out: str | Path, console: Any = None, analysis: tuple | Non
         previous = cells[0]
         table.add_row(*cells)
     console.print(table)
+    if data["errored"]:
+        console.print(
+            f"[bold red]{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out "
+            "of these scores[/bold red] (listed in report.md; the same eval command re-runs them)."
+        )
     if with_paper:
         console.print("[dim]Paper: HiAgent paper, Table 1, GPT-4-turbo (docs/method.md section 4).[/dim]")

@@ -11,9 +11,10 @@ actors); how many at once and threads or processes is the model backend's call (
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from .episode import quiet_warnings, remember_llm
 from .errors import ConfigMismatchError, EvaluationError, RunStopped
 from .executors import EXECUTORS, import_ray, play_pool, play_ray, play_serial
 from .spec import EpisodeSpec, RunPlan, resolve_agent
-from .store import CONFIG_FILE, EPISODES_FILE, RunStore, line_key, utc_now
+from .store import CONFIG_FILE, EPISODES_FILE, RunStore, is_errored, line_key, utc_now
 
 __all__ = ["MAX_CONSECUTIVE_FAILURES", "PlayContext", "RunResult", "auto_workers", "run_evaluation"]
 
@@ -44,10 +45,17 @@ class RunResult:
     planned: int
     failures: list[dict[str, Any]]  # episodes that raised in this call (retried by the next)
     interrupted: bool = False
+    rerun: int = 0  # episodes on file with a fault that this call played again
+    skipped: str = ""  # torn or duplicate lines the episode file had, in words
+
+    @property
+    def errored(self) -> list[dict[str, Any]]:
+        """Stored episodes stopped by a fault outside the agent (not scored; the next run re-runs them)."""
+        return [line for line in self.lines if is_errored(line)]
 
     @property
     def complete(self) -> bool:
-        return len(self.lines) >= self.planned and not self.failures
+        return len(self.lines) >= self.planned and not self.failures and not self.errored
 
 
 @dataclass
@@ -71,6 +79,12 @@ def _uses_failed_calls(line: dict[str, Any]) -> bool:
     if line.get("error"):
         return True
     return any(c.get("error") for s in line.get("trajectory", []) for c in s.get("calls", []))
+
+
+def _fault_text(fault: Any) -> str:
+    if isinstance(fault, dict):
+        return f"{fault.get('kind')}: {fault.get('message')}"
+    return str(fault)
 
 
 def _check_available(llm: Any) -> None:
@@ -157,35 +171,50 @@ def run_evaluation(
                     f"{store.out} has {EPISODES_FILE} but no {CONFIG_FILE}; choose another --out"
                 )
             store.write_config(config)
-        lines = store.load_lines(repair=True)
-        done = set()
-        kept = []
-        for line in lines:
-            key = line_key(line)
-            if key not in done:  # a duplicate cannot be written by this module; keep the first if found
-                done.add(key)
-                kept.append(line)
-        lines = kept
+        found = store.read_episodes(repair=True)
+        lines = [line for line in found.lines if not is_errored(line)]
+        rerun = len(found.lines) - len(lines)
+        if rerun or found.duplicates:  # faults are played again; a file has one line per episode
+            store.rewrite_episodes(lines)
+        done = {line_key(line) for line in lines}
         episodes = plan.episodes()
         todo = [spec for spec in episodes if spec.key not in done]
-        result = RunResult(store.out, config, lines, 0, len(episodes), [])
+        result = RunResult(store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped())
         if todo:
-            play(
-                PlayContext(
-                    plan,
-                    todo,
-                    store,
-                    result,
-                    llm,
-                    workers,
-                    executor=executor,
-                    progress=progress,
-                    on_line=on_line,
-                    already=len(episodes) - len(todo),
-                    parallel=parallel,
+            with _recording_adjustments(store, result, llm):
+                play(
+                    PlayContext(
+                        plan,
+                        todo,
+                        store,
+                        result,
+                        llm,
+                        workers,
+                        executor=executor,
+                        progress=progress,
+                        on_line=on_line,
+                        already=len(episodes) - len(todo),
+                        parallel=parallel,
+                    )
                 )
-            )
     return result
+
+
+@contextlib.contextmanager
+def _recording_adjustments(store: RunStore, result: RunResult, llm: Any) -> Iterator[None]:
+    """After playing (also when stopped): record in `config.json`'s `run_info` what the backend changed in
+    its requests because the server rejected them (dropped parameters, `max_completion_tokens`)."""
+    try:
+        yield
+    finally:
+        adjustments = getattr(llm, "adjustments", None)
+        changed = adjustments() if callable(adjustments) else None
+        if changed and (changed.get("dropped_parameters") or changed.get("token_limit_parameter") != "max_tokens"):
+            config = dict(result.config)
+            config["run_info"] = {**config.get("run_info", {}), "llm_adjustments": changed}
+            with contextlib.suppress(OSError):  # a full disk must not hide the run's own error
+                store.write_config(config)
+                result.config = config
 
 
 def auto_workers(backend: BackendSpec) -> int:
@@ -213,11 +242,11 @@ def play(ctx: PlayContext) -> None:
         disable=not ctx.progress,
         dynamic_ncols=True,
     )
-    consecutive_failures = 0
+    consecutive_failures = consecutive_faults = 0
     solved = sum(1 for line in result.lines if line.get("success"))
 
     def handle(outcome: dict[str, Any]) -> None:
-        nonlocal consecutive_failures, solved
+        nonlocal consecutive_failures, consecutive_faults, solved
         if not outcome["ok"]:
             consecutive_failures += 1
             failure = {**outcome, "at": utc_now()}
@@ -236,6 +265,9 @@ def play(ctx: PlayContext) -> None:
                 )
             return
         line = outcome["line"]
+        fault = line.get("error") if is_errored(line) else None
+        if isinstance(fault, dict) and fault.get("kind") == "cancelled":
+            return  # interrupted mid-call: not stored, the next run plays it
         if llm is not None and _uses_failed_calls(line):
             # A server that went down mid-run makes every call fail: such an episode is not the agent's.
             try:
@@ -246,6 +278,7 @@ def play(ctx: PlayContext) -> None:
                     "Run the same command again to resume."
                 ) from exc
         consecutive_failures = 0
+        consecutive_faults = consecutive_faults + 1 if fault else 0
         store.append(line)
         result.lines.append(line)
         result.new += 1
@@ -254,8 +287,16 @@ def play(ctx: PlayContext) -> None:
             f"{line['agent']} {line['domain']}/{line['problem']} PR {line['progress']:.2f}; solved {solved}"
         )
         bar.update(1)
+        if fault:
+            bar.write(f"episode {line['agent']} {line['domain']}/{line['problem']} seed {line['seed']}: {_fault_text(fault)}")
         if ctx.on_line is not None:
             ctx.on_line(line)
+        if consecutive_faults >= MAX_CONSECUTIVE_FAILURES:
+            raise RunStopped(
+                f"stopping after {consecutive_faults} episodes in a row stopped by the model endpoint; the last: "
+                f"{_fault_text(fault)}\nFix the endpoint, then run the same command again: it re-runs the "
+                "episodes stopped by a fault, and only those."
+            )
 
     workers = max(1, min(ctx.workers, len(ctx.todo)))
     backend = plan.backend.backend
@@ -269,6 +310,9 @@ def play(ctx: PlayContext) -> None:
             processes = ctx.parallel == "process" or (ctx.parallel == "auto" and by_backend)
             play_pool(plan, ctx.todo, workers, handle, processes)
     except KeyboardInterrupt:
+        cancel = getattr(llm, "cancel", None)
+        if callable(cancel):  # end the model calls still in flight in worker threads
+            cancel()
         result.interrupted = True
         bar.write(
             f"interrupted: {len(result.lines)} episodes are stored; run the same command again to resume"

@@ -129,9 +129,16 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
     return plan.episodes()
 
 
-def parse_llm(text: str, base_url: str | None = None, api_key: str | None = None) -> BackendSpec:
+def parse_llm(
+    text: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    request_timeout: float | None = None,
+    call_deadline: float | None = None,
+) -> BackendSpec:
     """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
     try:
-        return parse_backend(text, base_url, api_key)
+        return parse_backend(text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline)
     except ValueError as exc:
         raise EvaluationError(str(exc)) from exc

@@ -4,17 +4,32 @@ with one `os.write` and fsync'ed, so a killed run leaves at worst a torn last li
 from __future__ import annotations
 
 import contextlib
+import errno
 import datetime as _dt
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
 from .errors import EvaluationError
 
-__all__ = ["CONFIG_FILE", "EPISODES_FILE", "ERRORS_FILE", "RunStore", "json_line", "line_key", "utc_now"]
+__all__ = [
+    "CONFIG_FILE",
+    "EPISODES_FILE",
+    "ERRORS_FILE",
+    "RECORD_KEYS",
+    "EpisodeFile",
+    "RunStore",
+    "check_record",
+    "path_problem",
+    "is_errored",
+    "json_line",
+    "line_key",
+    "utc_now",
+]
 
 
 CONFIG_FILE = "config.json"
@@ -50,8 +65,13 @@ class RunStore:
     def lock(self) -> Iterator[None]:
         import fcntl
 
-        self.out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        if self.out.exists() and not self.out.is_dir():
+            raise EvaluationError(f"--out {self.out} is a file, not a folder: choose another --out")
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise EvaluationError(path_problem(exc, self.out)) from exc
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -79,36 +99,62 @@ class RunStore:
     def write_config(self, config: dict[str, Any]) -> None:
         atomic_write(self.config_path, json.dumps(config, indent=2, sort_keys=True) + "\n", fsync=True)
 
-    def load_lines(self, repair: bool = False) -> list[dict[str, Any]]:
-        """Every stored episode line, in file order; a torn last line (a run killed mid-write) is dropped,
-        and with `repair` also cut off the file so that the next append starts on a fresh line."""
+    def read_episodes(self, repair: bool = False) -> EpisodeFile:
+        """Every stored episode line, in file order, one per episode key (the first; later copies are counted
+        as duplicates). A torn last line (a run killed mid-write) is dropped and counted, and with `repair`
+        also cut off the file so that the next append starts on a fresh line. A line that is not an episode
+        record raises `EvaluationError` naming the file and line."""
+        found = EpisodeFile([], 0, 0)
         if not self.episodes_path.is_file():
-            return []
+            return found
         data = self.episodes_path.read_bytes()
         end = data.rfind(b"\n") + 1  # bytes up to the last complete line
-        lines = []
+        seen: set[tuple[Any, ...]] = set()
+
+        def keep(line: Any, number: int) -> None:
+            check_record(line, self.episodes_path, number)
+            key = line_key(line)
+            if key in seen:
+                found.duplicates += 1
+                return
+            seen.add(key)
+            found.lines.append(line)
+
         for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
             if not raw.strip():
                 continue
             try:
-                lines.append(json.loads(raw))
+                line = json.loads(raw)
             except ValueError as exc:
                 raise EvaluationError(
                     f"{self.episodes_path}, line {number}, is not valid JSON ({exc}); only a torn last line "
                     "is expected after a crash: fix or remove that line"
                 ) from exc
+            keep(line, number)
         if end < len(data):
             tail = data[end:]
+            number = data[:end].count(b"\n") + 1
             try:  # a complete last line that only lacks its newline is kept
-                lines.append(json.loads(tail))
+                line = json.loads(tail)
+            except ValueError:
+                found.torn += 1
+                if repair:
+                    os.truncate(self.episodes_path, end)
+            else:
+                keep(line, number)
                 if repair:
                     with open(self.episodes_path, "ab") as handle:
                         handle.write(b"\n")
                         os.fsync(handle.fileno())
-            except ValueError:
-                if repair:
-                    os.truncate(self.episodes_path, end)
-        return lines
+        return found
+
+    def load_lines(self, repair: bool = False) -> list[dict[str, Any]]:
+        """`read_episodes(repair).lines`."""
+        return self.read_episodes(repair).lines
+
+    def rewrite_episodes(self, lines: list[dict[str, Any]]) -> None:
+        """Replace `episodes.jsonl` by `lines` at once (a resume dropping the episodes it re-runs)."""
+        atomic_write(self.episodes_path, b"".join(json_line(line) for line in lines), fsync=True)
 
     def append(self, line: dict[str, Any], path: Path | None = None) -> None:
         """Append one line: a single `os.write` on an O_APPEND descriptor, then fsync.
@@ -132,6 +178,62 @@ class RunStore:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def path_problem(exc: OSError, fallback: Path) -> str:
+    """An output-path failure in one line naming the path (read-only, full disk, a file in the way...)."""
+    path = exc.filename or fallback
+    reasons = {
+        errno.EACCES: "permission denied (a read-only folder?)",
+        errno.EROFS: "read-only file system",
+        errno.ENOSPC: "no space left on the device",
+        errno.EDQUOT: "disk quota exceeded",
+        errno.ENOTDIR: "a file stands where a folder should be",
+        errno.EEXIST: "a file stands where a folder should be",
+        errno.ENOENT: "no such folder",
+    }
+    return f"cannot write {path}: {reasons.get(exc.errno, exc.strerror or str(exc))}"
+
+
+@dataclass
+class EpisodeFile:
+    """What `RunStore.read_episodes` found: the episode lines, and how many lines it skipped."""
+
+    lines: list[dict[str, Any]]
+    torn: int  # a torn last line (a run killed mid-write)
+    duplicates: int  # later copies of an episode already read
+
+    def skipped(self) -> str:
+        """The skipped lines in words ("" when none), for reports and resumes."""
+        parts = []
+        if self.torn:
+            parts.append("1 torn last line")
+        if self.duplicates:
+            parts.append(f"{self.duplicates} duplicate line(s) of episodes already read")
+        return " and ".join(parts)
+
+
+#: The keys every stored episode line has.
+RECORD_KEYS = ("agent", "domain", "split", "problem", "success", "progress", "steps")
+
+
+def check_record(line: Any, path: Path, number: int) -> None:
+    """Raise `EvaluationError` naming the file and line unless `line` is an episode record."""
+    if not isinstance(line, dict):
+        raise EvaluationError(
+            f"{path}, line {number}: not an episode record (a JSON {type(line).__name__}, not an object); "
+            "fix or remove that line"
+        )
+    missing = [key for key in RECORD_KEYS if key not in line]
+    if missing:
+        raise EvaluationError(
+            f"{path}, line {number}: not an episode record (no {', '.join(missing)}); fix or remove that line"
+        )
+
+
+def is_errored(line: dict[str, Any]) -> bool:
+    """An episode stopped by a fault outside the agent (an endpoint's): re-run on resume, never scored."""
+    return bool(line.get("error"))
 
 
 def line_key(line: dict[str, Any]) -> tuple[str, str, str, str, int | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .embedded import DEFAULT_MODEL_ID, EmbeddedLLM, default_model_path
 from .openai_compatible import OpenAICompatibleLLM
-from .base import LLM, Completion, LLMUnavailableError, Message
+from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
 from .prompt_formats import format_gemma_chat, format_plain
 from .registry import BACKENDS, NO_MODEL, Backend, BackendSpec, get_backend, llm_usage, parse_llm, register_backend
 
@@ -19,6 +19,8 @@ __all__ = [
     "BACKENDS",
     "DEFAULT_MODEL_ID",
     "LLM",
+    "LLMServiceError",
+    "SERVICE_ERROR_KINDS",
     "NO_MODEL",
     "Backend",
     "BackendSpec",

@@ -26,7 +26,8 @@ class BackendSpec:
     """How to build the model in whichever process plays an episode (picklable; the key is never stored).
 
     `kind` is a `BACKENDS` name (or "none": no agent needs a model); `model` the ARG of `--llm NAME:ARG`
-    (a GGUF path, a model name, ...); `base_url`/`api_key` for servers; `n_threads` for in-process models.
+    (a GGUF path, a model name, ...); `base_url`, `api_key`, `request_timeout` and `call_deadline` for
+    servers; `n_threads` for in-process models.
     """
 
     kind: str = NO_MODEL
@@ -34,6 +35,8 @@ class BackendSpec:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
     n_threads: int | None = None
+    request_timeout: float | None = None  # seconds per HTTP attempt (servers)
+    call_deadline: float | None = None  # seconds per call, retries included (servers)
 
     @property
     def backend(self) -> Backend | None:
@@ -126,7 +129,14 @@ def llm_usage() -> str:
     return ", ".join(b.usage for b in BACKENDS.values())
 
 
-def parse_llm(text: str, base_url: str | None = None, api_key: str | None = None) -> BackendSpec:
+def parse_llm(
+    text: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    request_timeout: float | None = None,
+    call_deadline: float | None = None,
+) -> BackendSpec:
     """`NAME` or `NAME:ARG` (e.g. `embedded`, `embedded:PATH.gguf`, `openai:MODEL`) as a `BackendSpec`."""
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
@@ -138,6 +148,16 @@ def parse_llm(text: str, base_url: str | None = None, api_key: str | None = None
         raise ValueError(f"--base-url is for {servers}, not the {kind} model")
     if backend.arg_required and not rest:
         raise ValueError(f"--llm {kind} needs an argument: --llm {backend.usage}")
+    for name, value in (("--request-timeout", request_timeout), ("--call-deadline", call_deadline)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be a positive number of seconds, not {value}")
     if backend.takes_base_url:
-        return BackendSpec(kind, model=rest, base_url=base_url, api_key=api_key)
+        return BackendSpec(
+            kind,
+            model=rest,
+            base_url=base_url,
+            api_key=api_key,
+            request_timeout=request_timeout,
+            call_deadline=call_deadline,
+        )
     return BackendSpec(kind, model=rest or None)
