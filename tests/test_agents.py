@@ -76,7 +76,7 @@ class ScriptedModel:
 def play(name_or_agent, model, *, max_steps: int = 12, failures=(), **kwargs):
     with FakeOpenAIServer(model, failures=failures) as srv:
         llm = OpenAICompatibleLLM(
-            "fake-model", base_url=srv.base_url, api_key="test", backoff_s=0.01, timeout=5.0, max_retries=1
+            "fake-model", base_url=srv.base_url, api_key="test", timeout=5.0, max_retries=1
         )
         agent = make_agent(name_or_agent, llm, **kwargs) if isinstance(name_or_agent, str) else name_or_agent(llm)
         record = agent.run(make_env(max_steps), options={"problem": PROBLEM})
