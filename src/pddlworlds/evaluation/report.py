@@ -429,7 +429,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
     ]
     ks_header, progress_rows = _progress_rows(summary, agents, domains)
     md += [_md_table(["Domain", "Agent", *ks_header], progress_rows), ""]
-    if plots:
+    if plots and domains:
         _plot(out, summary, data["executability_by_step"], agents, domains, data["max_steps"])
         md += ["![progress rate at steps 5..30](progress.png)", ""]
     md += ["## Executability per step", ""]
@@ -442,7 +442,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         )
     md += ["Valid actions (%) among the episodes that took each step.", ""]
     md += [_md_table(["Domain", "Agent", *step_header], step_rows), ""]
-    if plots:
+    if plots and domains:
         md += ["![executability per step](executability.png)", ""]
     md += ["## Significance: Wilcoxon signed-rank tests on paired episodes", ""]
     if len(agents) < 2:
