@@ -266,3 +266,27 @@ def test_report_on_a_full_disk_is_one_line_and_leaves_no_temp_file(
     code, _, err = run_cli(["report", str(out), "--no-plots"])
     assert code == 1 and f"cannot write {out}" in err and "no space left on the device" in err
     assert "Traceback" not in err and not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_reasoning_endpoint_rejections_are_dropped_and_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIServer(
+        "check valid actions", rejects=["temperature", "stop"], wants_max_completion_tokens=True, reasoning="(no)"
+    ) as srv:
+        code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
+        assert code == 0, err
+        bodies = srv.chat_requests
+    assert len(bodies) == 2 + 6  # max_tokens and temperature rejected once each, then 2 episodes x 3 steps
+    assert all("max_completion_tokens" in b and "temperature" not in b for b in bodies[2:])
+    config = json.loads((out / "config.json").read_text())
+    adjustments = config["run_info"]["llm_adjustments"]
+    assert adjustments["token_limit_parameter"] == "max_completion_tokens"
+    assert sorted(adjustments["dropped_parameters"]) == ["temperature"]  # the chatter sends no stop
+    assert all(line["error"] is None for line in lines_of(out))
+    actions = {s["action"] for line in lines_of(out) for s in line["trajectory"]}
+    assert actions == {"check valid actions"}  # never the reasoning text "(no)"
+    report = (out / "report.md").read_text()
+    assert "Tokens counted by an estimate: characters / 4" in report
+    # Resuming is not refused: run_info is not part of the run's identity.
+    code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
+    assert code == 0 and "2/2 episodes stored (0 new)" in err

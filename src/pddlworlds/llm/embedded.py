@@ -143,8 +143,14 @@ class EmbeddedLLM:
         return self._sha256
 
     def describe(self) -> dict[str, str]:
-        """What identifies this model in a run's configuration: its name and the GGUF's digest."""
-        return {"model_id": self.model_id, "model_sha256": self.model_sha256}
+        """What identifies this model in a run's configuration: its name, the GGUF's digest, and how
+        tokens are counted."""
+        return {"model_id": self.model_id, "model_sha256": self.model_sha256, "token_counting": self.token_counting}
+
+    @property
+    def token_counting(self) -> str:
+        """How `count_tokens` counts, in words (the run configuration and report header record it)."""
+        return f"llama.cpp's tokenizer of {self.model_id} (the model's own vocabulary)"
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` in the model's vocabulary (no BOS; special tokens parsed)."""
