@@ -276,6 +276,9 @@ def test_reasoning_endpoint_rejections_are_dropped_and_recorded(tmp_path: Path) 
         code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
         assert code == 0, err
         bodies = srv.chat_requests
+        # Resuming is not refused: run_info is not part of the run's identity.
+        code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
+        assert code == 0 and "2/2 episodes stored (0 new)" in err
     assert len(bodies) == 2 + 6  # max_tokens and temperature rejected once each, then 2 episodes x 3 steps
     assert all("max_completion_tokens" in b and "temperature" not in b for b in bodies[2:])
     config = json.loads((out / "config.json").read_text())
@@ -287,6 +290,3 @@ def test_reasoning_endpoint_rejections_are_dropped_and_recorded(tmp_path: Path) 
     assert actions == {"check valid actions"}  # never the reasoning text "(no)"
     report = (out / "report.md").read_text()
     assert "Tokens counted by an estimate: characters / 4" in report
-    # Resuming is not refused: run_info is not part of the run's identity.
-    code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
-    assert code == 0 and "2/2 episodes stored (0 new)" in err
