@@ -290,3 +290,75 @@ def test_reasoning_endpoint_rejections_are_dropped_and_recorded(tmp_path: Path) 
     assert actions == {"check valid actions"}  # never the reasoning text "(no)"
     report = (out / "report.md").read_text()
     assert "Tokens counted by an estimate: characters / 4" in report
+
+
+# ------------------------------------------------------------------------------------------------
+# Ray: nothing left behind after the driver is killed.
+
+DRIVER = """
+import signal, subprocess, sys, time
+from pddlworlds.evaluation.ray_watchdog import RayWatchdog
+watchdog = RayWatchdog.start()
+child = subprocess.Popen([sys.executable, "-c",
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+watchdog.track_in_background(0.2)
+print(child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_watchdog_kills_what_a_killed_driver_left_behind() -> None:
+    from pddlworlds.evaluation.ray_watchdog import descendants
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER], env=env, stdout=subprocess.PIPE, text=True)
+    child = int(driver.stdout.readline())
+    time.sleep(1.0)  # the background tracking has sent the child
+    assert child in descendants(driver.pid)
+    driver.kill()  # SIGKILL: no cleanup of its own
+    driver.wait()
+    deadline = time.monotonic() + 20
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text().split()[2]
+    assert not alive, "the orphan that ignores SIGTERM is still running"
+
+
+@pytest.mark.slow
+def test_ray_run_killed_leaves_no_process_behind(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    from pddlworlds.evaluation.ray_watchdog import descendants
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(FIXTURES)]),
+        "PW_EVAL_STEP_SLEEP": "1",
+    }
+    env.pop("RAY_ADDRESS", None)
+    argv = ["eval", "--agents", WALKER, "--domains", "blocksworld", "--limit", "3", "--executor", "ray"]
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "pddlworlds.cli", *argv, "--workers", "1", "--out", str(tmp_path / "r"), "--no-progress"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    names: dict[int, str] = {}
+    while time.monotonic() < deadline:
+        names = {}
+        for pid in descendants(driver.pid):
+            with contextlib.suppress(OSError):
+                names[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        if any("RuntimeEnvAgent" in n for n in names.values()) and any("RayEpisodeWorker" in n for n in names.values()):
+            break
+        time.sleep(0.5)
+    assert any("DashboardAgent" in n for n in names.values()), names
+    time.sleep(2.0)  # a tracking round after the agents appeared
+    driver.kill()
+    driver.wait()
+    deadline = time.monotonic() + 30
+    left = set(names)
+    while left and time.monotonic() < deadline:
+        left = {pid for pid in left if Path(f"/proc/{pid}").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()}
+        time.sleep(0.5)
+    assert not left, {pid: names[pid] for pid in left}

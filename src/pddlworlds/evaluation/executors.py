@@ -4,6 +4,7 @@ or Ray actors. Each executor hands every outcome to `handle` in this process as 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from ..llm import BackendSpec
 from .episode import init_worker, run_safely
 from .errors import EvaluationError, RunStopped
+from .ray_watchdog import RayWatchdog
 
 from .spec import EpisodeSpec, RunPlan
 
@@ -80,8 +82,13 @@ def play_ray(
     ray = import_ray()
     from ray.util import ActorPool
 
+    watchdog = None
     if not ray.is_initialized():
+        if not os.environ.get("RAY_ADDRESS"):  # a local cluster of our own: cleaned up even after a SIGKILL
+            watchdog = RayWatchdog.start()
         ray.init()  # RAY_ADDRESS, if set, joins a cluster; otherwise a local one
+    if watchdog is not None:
+        watchdog.track_in_background()
     actor_class = ray.remote(num_cpus=1)(RayEpisodeWorker)
     actors = [actor_class.remote(plan.backend) for _ in range(workers)]
     pool = ActorPool(actors)
