@@ -81,10 +81,16 @@ def lines_of(out: Path) -> list[dict]:
         ([400], "rejected", []),
         (["malformed"], "invalid_reply", []),
         (["no_choices"], "no_choices", []),
-        (["timeout"] * 2, "deadline", ["--request-timeout", "0.3", "--call-deadline", "1"]),  # a hang: 2 attempts fit
+        (
+            ["timeout"] * 2,
+            "deadline",
+            ["--request-timeout", "0.3", "--call-deadline", "1"],
+        ),  # a hang: 2 attempts fit
     ],
 )
-def test_endpoint_fault_is_recorded_left_out_and_rerun(tmp_path: Path, failures: list, kind: str, extra: list) -> None:
+def test_endpoint_fault_is_recorded_left_out_and_rerun(
+    tmp_path: Path, failures: list, kind: str, extra: list
+) -> None:
     out = tmp_path / "run"
     with FakeOpenAIServer("check valid actions", failures=failures, hang_s=3.0) as srv:
         start = time.monotonic()
@@ -144,7 +150,10 @@ def test_ctrl_c_stops_within_seconds_and_keeps_finished_episodes(tmp_path: Path)
         argv[argv.index("--workers") + 1] = "2"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(FIXTURES)])}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pddlworlds.cli", *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [sys.executable, "-m", "pddlworlds.cli", *argv],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 60
         while not srv.chat_requests and time.monotonic() < deadline:
@@ -194,7 +203,7 @@ def test_duplicates_and_a_torn_line_are_skipped_and_counted(tmp_path: Path) -> N
     first = path.read_text().splitlines()[0]
     with path.open("a") as handle:
         handle.write((first + "\n") * 50 + first[: len(first) // 2])
-    code, stdout, err = run_cli(["report", str(out), "--no-plots"])
+    code, _, err = run_cli(["report", str(out), "--no-plots"])
     assert code == 0, err
     assert "had 1 torn last line and 50 duplicate line(s) of episodes already read; they were skipped" in err
     report = (out / "report.md").read_text()
@@ -212,7 +221,9 @@ def test_out_that_is_a_file_is_one_line(tmp_path: Path) -> None:
     target = tmp_path / "afile"
     target.write_text("x")
     code, _, err = run_cli(["eval", "--agents", WALKER, "--out", str(target), "--no-progress"])
-    assert code == 2 and err.strip().count("\n") == 1 and "is a file, not a folder" in err and str(target) in err
+    assert (
+        code == 2 and err.strip().count("\n") == 1 and "is a file, not a folder" in err and str(target) in err
+    )
     code, _, err = run_cli(["eval", "--agents", WALKER, "--out", str(target / "sub"), "--no-progress"])
     assert code == 2 and "a file stands where a folder should be" in err and "Traceback" not in err
 
@@ -240,13 +251,30 @@ def test_read_only_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.Monkey
         out.chmod(0o555)
     else:
         failing(monkeypatch, "open", out, errno.EACCES)
-    code, _, err = run_cli(["eval", "--agents", WALKER, "--domains", "blocksworld", "--limit", "1", "--out", str(out), "--no-progress"])
+    code, _, err = run_cli(
+        [
+            "eval",
+            "--agents",
+            WALKER,
+            "--domains",
+            "blocksworld",
+            "--limit",
+            "1",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     out.chmod(0o755)
-    assert code == 2 and f"cannot write {out}" in err and "permission denied" in err and "Traceback" not in err
+    assert (
+        code == 2 and f"cannot write {out}" in err and "permission denied" in err and "Traceback" not in err
+    )
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_full_disk_is_one_line_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_disk_is_one_line_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "full"
     failing(monkeypatch, "write", out, errno.ENOSPC)  # the episode appends (one os.write each)
     argv = ["eval", "--agents", WALKER, "--domains", "blocksworld", "--limit", "2", "--max-steps", "4"]
@@ -271,7 +299,10 @@ def test_report_on_a_full_disk_is_one_line_and_leaves_no_temp_file(
 def test_reasoning_endpoint_rejections_are_dropped_and_recorded(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with FakeOpenAIServer(
-        "check valid actions", rejects=["temperature", "stop"], wants_max_completion_tokens=True, reasoning="(no)"
+        "check valid actions",
+        rejects=["temperature", "stop"],
+        wants_max_completion_tokens=True,
+        reasoning="(no)",
     ) as srv:
         code, _, err = run_cli(eval_argv(srv, out, seeds="0,1"))
         assert code == 0, err
@@ -337,7 +368,17 @@ def test_ray_run_killed_leaves_no_process_behind(tmp_path: Path) -> None:
     env.pop("RAY_ADDRESS", None)
     argv = ["eval", "--agents", WALKER, "--domains", "blocksworld", "--limit", "3", "--executor", "ray"]
     driver = subprocess.Popen(
-        [sys.executable, "-m", "pddlworlds.cli", *argv, "--workers", "1", "--out", str(tmp_path / "r"), "--no-progress"],
+        [
+            sys.executable,
+            "-m",
+            "pddlworlds.cli",
+            *argv,
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "r"),
+            "--no-progress",
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -349,7 +390,9 @@ def test_ray_run_killed_leaves_no_process_behind(tmp_path: Path) -> None:
         for pid in descendants(driver.pid):
             with contextlib.suppress(OSError):
                 names[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        if any("RuntimeEnvAgent" in n for n in names.values()) and any("RayEpisodeWorker" in n for n in names.values()):
+        if any("RuntimeEnvAgent" in n for n in names.values()) and any(
+            "RayEpisodeWorker" in n for n in names.values()
+        ):
             break
         time.sleep(0.5)
     assert any("DashboardAgent" in n for n in names.values()), names
@@ -359,6 +402,10 @@ def test_ray_run_killed_leaves_no_process_behind(tmp_path: Path) -> None:
     deadline = time.monotonic() + 30
     left = set(names)
     while left and time.monotonic() < deadline:
-        left = {pid for pid in left if Path(f"/proc/{pid}").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()}
+        left = {
+            pid
+            for pid in left
+            if Path(f"/proc/{pid}").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()
+        }
         time.sleep(0.5)
     assert not left, {pid: names[pid] for pid in left}

@@ -36,6 +36,7 @@ def lint_imports() -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
 
 

@@ -92,9 +92,8 @@ def test_client_retries_timeout() -> None:
     ("failures", "kind", "status"), [([503] * 5, "server_error", "503"), ([429] * 5, "rate_limited", "429")]
 )
 def test_fault_after_the_clients_retries_raises(failures: list[int], kind: str, status: str) -> None:
-    with FakeOpenAIServer(["never"], failures=failures) as srv:
-        with pytest.raises(LLMServiceError) as caught:
-            make_llm(srv, max_retries=2).chat([USER])
+    with FakeOpenAIServer(["never"], failures=failures) as srv, pytest.raises(LLMServiceError) as caught:
+        make_llm(srv, max_retries=2).chat([USER])
     assert caught.value.kind == kind and caught.value.attempts == 3
     assert f"HTTP {status}" in caught.value.message and "3 attempts" in caught.value.message
     assert caught.value.as_record() == {"kind": kind, "message": caught.value.message, "count": 3}
@@ -102,10 +101,13 @@ def test_fault_after_the_clients_retries_raises(failures: list[int], kind: str, 
 
 
 def test_400_is_rejected_without_retry() -> None:
-    with FakeOpenAIServer(["unused"], failures=[400]) as srv:
-        with pytest.raises(LLMServiceError) as caught:
-            make_llm(srv).chat([USER])
-    assert caught.value.kind == "rejected" and "HTTP 400" in caught.value.message and "injected" in caught.value.message
+    with FakeOpenAIServer(["unused"], failures=[400]) as srv, pytest.raises(LLMServiceError) as caught:
+        make_llm(srv).chat([USER])
+    assert (
+        caught.value.kind == "rejected"
+        and "HTTP 400" in caught.value.message
+        and "injected" in caught.value.message
+    )
     assert len(srv.chat_requests) == 1
 
 
@@ -322,6 +324,8 @@ def test_embedded_prefix_cache_speeds_up_growing_prompt(embedded: EmbeddedLLM) -
 def test_plain_format_ends_on_the_action_cue_or_a_new_line():
     from pddlworlds.llm import Message, format_plain
 
-    text = format_plain([Message("system", "Rules."), Message("user", "Goal: x.\nYour next action.\nAction:")])
+    text = format_plain(
+        [Message("system", "Rules."), Message("user", "Goal: x.\nYour next action.\nAction:")]
+    )
     assert text == "Rules.\n\nGoal: x.\nYour next action.\nAction:"
     assert format_plain([Message("system", "Rules."), Message("user", "Summarise:")]).endswith("Summarise:\n")

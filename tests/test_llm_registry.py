@@ -30,7 +30,12 @@ class ScriptedLLM:
         return len(text.split())
 
     def chat(
-        self, messages: Sequence[Message], *, max_tokens: int = 128, stop: Sequence[str] = (), temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 128,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
     ) -> Completion:
         self.calls += 1
         prompt = sum(self.count_tokens(m.content) for m in messages)

@@ -343,7 +343,11 @@ def add_eval_parsers(subparsers: Any) -> None:
         "--executor", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
     )
     p.add_argument(  # the old name, from when "backend" also meant the model; kept working, not shown
-        "--backend", dest="executor", choices=["local", "ray"], action=_DeprecatedExecutor, help=argparse.SUPPRESS
+        "--backend",
+        dest="executor",
+        choices=["local", "ray"],
+        action=_DeprecatedExecutor,
+        help=argparse.SUPPRESS,
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")

@@ -140,7 +140,9 @@ def cap_raw_outputs(line: dict[str, Any], limit: int = RAW_OUTPUT_LIMIT) -> None
     there only (`raw_output` null on the step)."""
     for step in line.get("trajectory", []):
         calls = step.get("calls") or []
-        if step.get("raw_output") is not None and any(c.get("raw_output") == step["raw_output"] for c in calls):
+        if step.get("raw_output") is not None and any(
+            c.get("raw_output") == step["raw_output"] for c in calls
+        ):
             step["raw_output"] = None
         _cap(step, limit)
         for call in calls:

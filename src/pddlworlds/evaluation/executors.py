@@ -13,7 +13,6 @@ from ..llm import BackendSpec
 from .episode import init_worker, run_safely
 from .errors import EvaluationError, RunStopped
 from .ray_watchdog import RayWatchdog
-
 from .spec import EpisodeSpec, RunPlan
 
 __all__ = ["EXECUTORS", "RAY_HINT", "RayEpisodeWorker", "import_ray", "play_pool", "play_ray", "play_serial"]

@@ -73,6 +73,7 @@ class RayWatchdog:
 
     def track_in_background(self, every_s: float = 1.0) -> None:
         """`track()` now and every `every_s` seconds from a daemon thread (Ray starts processes late)."""
+
         def loop() -> None:
             while self.process.poll() is None:
                 self.track()

@@ -462,10 +462,15 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         md += [
             "## Episodes stopped by a fault outside the agent",
             "",
-            "Left out of every score above. Fix the endpoint and run the same `eval` command again: it re-runs "
-            "these episodes, and only these.",
+            (
+                "Left out of every score above. Fix the endpoint and run the same `eval` command again: it "
+                "re-runs these episodes, and only these."
+            ),
             "",
-            _md_table(["Agent", "Domain", "Problem", "Seed", "Fault", "Message", "Attempts"], _fault_rows(data["errored"])),
+            _md_table(
+                ["Agent", "Domain", "Problem", "Seed", "Fault", "Message", "Attempts"],
+                _fault_rows(data["errored"]),
+            ),
             "",
         ]
     path = out / "report.md"

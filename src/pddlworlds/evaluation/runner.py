@@ -179,7 +179,9 @@ def run_evaluation(
         done = {line_key(line) for line in lines}
         episodes = plan.episodes()
         todo = [spec for spec in episodes if spec.key not in done]
-        result = RunResult(store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped())
+        result = RunResult(
+            store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped()
+        )
         if todo:
             with _recording_adjustments(store, result, llm):
                 play(
@@ -209,7 +211,9 @@ def _recording_adjustments(store: RunStore, result: RunResult, llm: Any) -> Iter
     finally:
         adjustments = getattr(llm, "adjustments", None)
         changed = adjustments() if callable(adjustments) else None
-        if changed and (changed.get("dropped_parameters") or changed.get("token_limit_parameter") != "max_tokens"):
+        if changed and (
+            changed.get("dropped_parameters") or changed.get("token_limit_parameter") != "max_tokens"
+        ):
             config = dict(result.config)
             config["run_info"] = {**config.get("run_info", {}), "llm_adjustments": changed}
             with contextlib.suppress(OSError):  # a full disk must not hide the run's own error
@@ -288,7 +292,9 @@ def play(ctx: PlayContext) -> None:
         )
         bar.update(1)
         if fault:
-            bar.write(f"episode {line['agent']} {line['domain']}/{line['problem']} seed {line['seed']}: {_fault_text(fault)}")
+            bar.write(
+                f"episode {line['agent']} {line['domain']}/{line['problem']} seed {line['seed']}: {_fault_text(fault)}"
+            )
         if ctx.on_line is not None:
             ctx.on_line(line)
         if consecutive_faults >= MAX_CONSECUTIVE_FAILURES:

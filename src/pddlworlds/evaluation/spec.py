@@ -139,6 +139,8 @@ def parse_llm(
 ) -> BackendSpec:
     """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
     try:
-        return parse_backend(text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline)
+        return parse_backend(
+            text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline
+        )
     except ValueError as exc:
         raise EvaluationError(str(exc)) from exc

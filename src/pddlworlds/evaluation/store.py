@@ -4,8 +4,8 @@ with one `os.write` and fsync'ed, so a killed run leaves at worst a torn last li
 from __future__ import annotations
 
 import contextlib
-import errno
 import datetime as _dt
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -24,10 +24,10 @@ __all__ = [
     "EpisodeFile",
     "RunStore",
     "check_record",
-    "path_problem",
     "is_errored",
     "json_line",
     "line_key",
+    "path_problem",
     "utc_now",
 ]
 

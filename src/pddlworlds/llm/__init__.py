@@ -9,23 +9,32 @@ Backend modules import their libraries (llama.cpp, openai) only when a model is 
 
 from __future__ import annotations
 
+from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
 from .embedded import DEFAULT_MODEL_ID, EmbeddedLLM, default_model_path
 from .openai_compatible import OpenAICompatibleLLM
-from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
 from .prompt_formats import format_gemma_chat, format_plain
-from .registry import BACKENDS, NO_MODEL, Backend, BackendSpec, get_backend, llm_usage, parse_llm, register_backend
+from .registry import (
+    BACKENDS,
+    NO_MODEL,
+    Backend,
+    BackendSpec,
+    get_backend,
+    llm_usage,
+    parse_llm,
+    register_backend,
+)
 
 __all__ = [
     "BACKENDS",
     "DEFAULT_MODEL_ID",
     "LLM",
-    "LLMServiceError",
-    "SERVICE_ERROR_KINDS",
     "NO_MODEL",
+    "SERVICE_ERROR_KINDS",
     "Backend",
     "BackendSpec",
     "Completion",
     "EmbeddedLLM",
+    "LLMServiceError",
     "LLMUnavailableError",
     "Message",
     "OpenAICompatibleLLM",

@@ -145,7 +145,11 @@ class EmbeddedLLM:
     def describe(self) -> dict[str, str]:
         """What identifies this model in a run's configuration: its name, the GGUF's digest, and how
         tokens are counted."""
-        return {"model_id": self.model_id, "model_sha256": self.model_sha256, "token_counting": self.token_counting}
+        return {
+            "model_id": self.model_id,
+            "model_sha256": self.model_sha256,
+            "token_counting": self.token_counting,
+        }
 
     @property
     def token_counting(self) -> str:

@@ -25,7 +25,7 @@ _CHARS_PER_TOKEN = 4
 #: Sampling parameters a server may reject (reasoning models: HTTP 400 naming them); dropped once named.
 DROPPABLE_PARAMETERS = ("max_tokens", "max_completion_tokens", "stop", "temperature", "top_p")
 #: A reasoning block some servers leave at the start of `content` (DeepSeek-R1 style): never the action.
-_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
+_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
 class OpenAICompatibleLLM:
@@ -61,13 +61,17 @@ class OpenAICompatibleLLM:
         except ImportError as exc:
             raise ImportError(f"OpenAICompatibleLLM needs the openai package: {INSTALL_HINT}") from exc
         if token_limit_parameter not in ("max_tokens", "max_completion_tokens"):
-            raise ValueError(f"token_limit_parameter must be max_tokens or max_completion_tokens, not {token_limit_parameter!r}")
+            raise ValueError(
+                f"token_limit_parameter must be max_tokens or max_completion_tokens, not {token_limit_parameter!r}"
+            )
         if tokenizer not in ("auto", "server", "tiktoken", "estimate"):
             raise ValueError(f"tokenizer must be auto, server, tiktoken or estimate, not {tokenizer!r}")
         self._openai = openai
         self._model = model
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self._client = openai.OpenAI(base_url=base_url, api_key=self._api_key, max_retries=max_retries, timeout=timeout)
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=self._api_key, max_retries=max_retries, timeout=timeout
+        )
         self.timeout = timeout
         self.max_retries = max_retries
         self.deadline_s = deadline_s if deadline_s is not None else (max_retries + 1) * timeout + 30
@@ -121,12 +125,15 @@ class OpenAICompatibleLLM:
         if choice in ("auto", "tiktoken"):
             encoding = _tiktoken_for(self._model)
             if encoding is not None:
-                return (f"tiktoken {encoding.name} (model {self._model})", lambda t: len(encoding.encode(t, disallowed_special=())))
+                return (
+                    f"tiktoken {encoding.name} (model {self._model})",
+                    lambda t: len(encoding.encode(t, disallowed_special=())),
+                )
         return ("an estimate: characters / 4 (no tokenizer known for this server and model)", _estimate)
 
     def _server_tokenize_url(self) -> str:
         root = self.base_url.rstrip("/")
-        return (root[: -len("/v1")] if root.endswith("/v1") else root) + "/tokenize"
+        return (root.removesuffix("/v1")) + "/tokenize"
 
     def _server_tokenizer(self) -> tuple[str, Any] | None:
         """The server's own tokenizer (`POST /tokenize`, llama.cpp server and vLLM), if it answers."""
@@ -159,7 +166,9 @@ class OpenAICompatibleLLM:
             with contextlib.suppress(Exception):
                 client.close()
 
-    def _request(self, messages: Sequence[Message], max_tokens: int, stop: Sequence[str], temperature: float) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], max_tokens: int, stop: Sequence[str], temperature: float
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self._model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -251,7 +260,9 @@ class OpenAICompatibleLLM:
         if self._cancelled.is_set():
             raise LLMServiceError("cancelled", "the run was interrupted while the call was in flight", 1)
         raise LLMServiceError(
-            "deadline", f"no reply within the call's deadline of {self.deadline_s:g} s (retries included)", self.max_retries + 1
+            "deadline",
+            f"no reply within the call's deadline of {self.deadline_s:g} s (retries included)",
+            self.max_retries + 1,
         )
 
     def _estimate_prompt_tokens(self, messages: Sequence[Message]) -> int:
@@ -371,7 +382,9 @@ def _service_error(exc: Any, max_retries: int) -> LLMServiceError:
             return LLMServiceError("server_error", f"{message} (after {attempts} attempts)", attempts)
         return LLMServiceError("rejected", message, 1)
     if isinstance(exc, openai.APITimeoutError):
-        return LLMServiceError("timeout", f"no answer within the request timeout, {attempts} attempts", attempts)
+        return LLMServiceError(
+            "timeout", f"no answer within the request timeout, {attempts} attempts", attempts
+        )
     if isinstance(exc, openai.APIConnectionError):
         return LLMServiceError("connection", f"{exc} ({attempts} attempts)", attempts)
     return LLMServiceError("invalid_reply", f"{type(exc).__name__}: {_clip(str(exc))}", 1)

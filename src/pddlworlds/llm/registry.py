@@ -15,7 +15,16 @@ from typing import Any
 
 from .base import LLM
 
-__all__ = ["BACKENDS", "NO_MODEL", "Backend", "BackendSpec", "get_backend", "llm_usage", "parse_llm", "register_backend"]
+__all__ = [
+    "BACKENDS",
+    "NO_MODEL",
+    "Backend",
+    "BackendSpec",
+    "get_backend",
+    "llm_usage",
+    "parse_llm",
+    "register_backend",
+]
 
 #: `BackendSpec.kind` of a run whose agents need no model.
 NO_MODEL = "none"
