@@ -15,6 +15,8 @@ from typing import Any
 
 from ..files import atomic_write
 from . import metrics as M
+from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label, paper_row
+from .plots import write_plots
 from .spec import specs_from
 from .store import EpisodeFile, RunStore, is_errored
 
@@ -29,56 +31,6 @@ __all__ = [
     "print_main_table",
     "write_report",
 ]
-
-PAPER_SOURCE = (
-    'HiAgent paper (Hu et al., 2024, "HiAgent: Hierarchical Working Memory Management for Solving '
-    "Long-Horizon Agent Tasks with Large Language Model\"), Table 1: GPT-4-turbo on AgentBoard's PDDL tasks, "
-    "30 steps; as quoted in docs/method.md section 4"
-)
-
-#: (domain, agent) -> (SR %, PR %, steps, context %, time %), from docs/method.md section 4.
-PAPER_TABLE1: dict[tuple[str, str], tuple[float, float, float, float | None, float | None]] = {
-    ("blocksworld", "standard"): (30.0, 35.0, 25.0, 100.0, 100.0),
-    ("blocksworld", "hiagent"): (60.0, 80.0, 18.6, 67.5, 63.5),
-    ("gripper", "standard"): (50.0, 87.8, 25.2, 100.0, 100.0),
-    ("gripper", "hiagent"): (50.0, 86.3, 24.8, 50.0, 70.5),
-    ("tyreworld", "standard"): (10.0, 39.3, 28.4, 100.0, 100.0),
-    ("tyreworld", "hiagent"): (60.0, 75.8, 19.0, 73.6, 77.6),
-    ("barman", "standard"): (10.0, 17.5, 26.9, 100.0, 100.0),
-    ("barman", "hiagent"): (30.0, 40.8, 24.5, 67.0, 95.5),
-}
-
-#: Tyreworld ablations (SR %, PR %, steps), same source.
-PAPER_TYREWORLD_ABLATIONS: dict[str, tuple[float, float, float]] = {
-    "hiagent": (60.0, 75.8, 19.0),
-    "hiagent-no-summary": (30.0, 68.2, 24.2),
-    "hiagent-no-retrieval": (50.0, 76.9, 21.2),
-    "hiagent-no-summary-no-retrieval": (30.0, 62.4, 26.2),
-    "task-decomposition": (40.0, 67.4, 22.8),
-}
-
-AGENT_LABELS = {
-    "standard": "STANDARD",
-    "hiagent": "HiAgent",
-    "hiagent-no-summary": "HiAgent w/o OS",
-    "hiagent-no-retrieval": "HiAgent w/o TR",
-    "hiagent-no-summary-no-retrieval": "HiAgent w/o OS & TR",
-    "task-decomposition": "TD only",
-    "expert": "expert (planner)",
-    "random": "random",
-}
-
-
-def _label(agent: str) -> str:
-    return AGENT_LABELS.get(agent, agent)
-
-
-def _paper(domain: str, agent: str) -> tuple[Any, ...] | None:
-    if (domain, agent) in PAPER_TABLE1:
-        return PAPER_TABLE1[(domain, agent)]
-    if domain == "tyreworld" and agent in PAPER_TYREWORLD_ABLATIONS:
-        return (*PAPER_TYREWORLD_ABLATIONS[agent], None, None)
-    return None
 
 
 def _f(value: float | None, digits: int = 1, scale: float = 1.0, suffix: str = "") -> str:
@@ -155,9 +107,13 @@ def main_table_rows(
     """Rows domain x agent (then overall) of the paper's Table 1 layout, as text cells."""
     rows = []
     for domain, agent, row in _summary_rows(summary, agents, domains):
-        cells = [_domain_label(domain), _label(agent), *(m.format(row) for m in M.metric_columns("main"))]
+        cells = [
+            _domain_label(domain),
+            agent_label(agent),
+            *(m.format(row) for m in M.metric_columns("main")),
+        ]
         if with_paper:
-            paper = _paper(domain, agent)
+            paper = paper_row(domain, agent)
             cells += [_f(v, 1) for v in paper] if paper else ["–"] * len(PAPER_COLUMNS)
         rows.append(cells)
     return rows
@@ -178,7 +134,7 @@ def _efficiency_columns(context: str) -> list[M.Metric]:
 def _efficiency_rows(summary, agents, domains, context: str) -> list[list[str]]:
     columns = _efficiency_columns(context)
     return [
-        [_domain_label(domain), _label(agent), *(m.format(row) for m in columns)]
+        [_domain_label(domain), agent_label(agent), *(m.format(row) for m in columns)]
         for domain, agent, row in _summary_rows(summary, agents, domains)
     ]
 
@@ -186,7 +142,7 @@ def _efficiency_rows(summary, agents, domains, context: str) -> list[list[str]]:
 def _progress_rows(summary, agents, domains) -> tuple[list[str], list[list[str]]]:
     ks = sorted({k for row in summary.values() for k in row["progress_at"]})
     rows = [
-        [_domain_label(domain), _label(agent)] + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
+        [_domain_label(domain), agent_label(agent)] + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
         for domain, agent, row in _summary_rows(summary, agents, domains)
     ]
     return [f"PR@{k} %" for k in ks], rows
@@ -198,8 +154,8 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
         scale = 100 if r["metric"] == "progress" else 1
         rows.append(
             [
-                _label(r["agent_a"]),
-                _label(r["agent_b"]),
+                agent_label(r["agent_a"]),
+                agent_label(r["agent_b"]),
                 _domain_label(r["domain"]),
                 "PR %" if r["metric"] == "progress" else "steps",
                 str(r["n_pairs"]),
@@ -212,54 +168,6 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
             ]
         )
     return rows
-
-
-# ------------------------------------------------------------------------------------------------
-# Plots.
-
-
-def _plot(out: Path, summary, by_step, agents, domains, max_steps: int) -> None:
-    def progress(ax, domain: str) -> None:
-        for agent in agents:
-            row = summary.get((domain, agent))
-            if row is None:
-                continue
-            ks = sorted(row["progress_at"])
-            ys = [row["progress_at"][k] for k in ks]
-            ax.plot(ks, [None if y is None else 100 * y for y in ys], marker="o", label=_label(agent))
-
-    def executability(ax, domain: str) -> None:
-        for agent in agents:
-            series = by_step.get((domain, agent))
-            if not series:
-                continue
-            xs = [i for i in range(1, max_steps + 1) if series.get(i) is not None]
-            ax.plot(xs, [100 * series[i] for i in xs], marker=".", label=_label(agent))
-
-    panels = [*domains, M.OVERALL] if len(domains) > 1 else list(domains)
-    _panel_figure(out / "progress.png", panels, progress, "step", "progress rate %")
-    _panel_figure(out / "executability.png", panels, executability, "step index", "valid actions %")
-
-
-def _panel_figure(path: Path, panels: Sequence[str], draw, xlabel: str, ylabel: str) -> None:
-    """One panel per domain, side by side on a shared 0-100 % axis; `draw(ax, domain)` adds the lines."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False, sharey=True)
-    for ax, domain in zip(axes[0], panels):
-        draw(ax, domain)
-        ax.set_title(domain.capitalize())
-        ax.set_xlabel(xlabel)
-        ax.set_ylim(-2, 102)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -341,7 +249,7 @@ def load_analysis(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]
 def _with_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
     """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran."""
     agentboard = config.get("split", lines[0]["split"]) == "agentboard"
-    return agentboard and any(_paper(d, a) for d in data["domains"] for a in data["agents"])
+    return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
 
 
 def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = None) -> Path:
@@ -397,7 +305,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         f"# Evaluation report: `{out}`",
         "",
         f"- split: **{split}**; step budget: {data['max_steps']}; seeds: {seeds}",
-        f"- agents: {', '.join(f'{_label(a)} (`{a}`)' for a in agents)}",
+        f"- agents: {', '.join(f'{agent_label(a)} (`{a}`)' for a in agents)}",
         f"- model: {_describe_model(config)}; prompts version: {config.get('prompts_version') or '–'}; "
         + f"pddlworlds {config.get('package_version', '?')}",
         f"- problems: {problems}",
@@ -430,14 +338,14 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
     ks_header, progress_rows = _progress_rows(summary, agents, domains)
     md += [_md_table(["Domain", "Agent", *ks_header], progress_rows), ""]
     if plots and domains:
-        _plot(out, summary, data["executability_by_step"], agents, domains, data["max_steps"])
+        write_plots(out, summary, data["executability_by_step"], agents, domains, data["max_steps"])
         md += ["![progress rate at steps 5..30](progress.png)", ""]
     md += ["## Executability per step", ""]
     step_header = [str(i) for i in range(1, data["max_steps"] + 1)]
     step_rows = []
     for (domain, agent), series in data["executability_by_step"].items():
         step_rows.append(
-            [_domain_label(domain), _label(agent)]
+            [_domain_label(domain), agent_label(agent)]
             + [_f(series.get(i), 0, 100) for i in range(1, data["max_steps"] + 1)]
         )
     md += ["Valid actions (%) among the episodes that took each step.", ""]
@@ -487,7 +395,7 @@ def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
         message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
         rows.append(
             [
-                _label(line["agent"]),
+                agent_label(line["agent"]),
                 _domain_label(line["domain"]),
                 line["problem"],
                 str(line.get("seed")),
