@@ -80,6 +80,7 @@ class OpenAICompatibleLLM:
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._inflight: dict[int, tuple[Any, threading.Event]] = {}
+        self._idle: list[Any] = []  # clients whose last call ended normally, for the next calls
         self._tokenizer_choice = tokenizer
         self._tokenizer: tuple[str, Any] | None = None  # (description, count function)
 
@@ -161,10 +162,13 @@ class OpenAICompatibleLLM:
         self._cancelled.set()
         with self._lock:
             inflight = list(self._inflight.values())
+            idle, self._idle = self._idle, []
         for client, wake in inflight:
             wake.set()
             with contextlib.suppress(Exception):
                 client.close()
+        for client in idle:
+            client.close()
 
     def _request(
         self, messages: Sequence[Message], max_tokens: int, stop: Sequence[str], temperature: float
@@ -221,12 +225,11 @@ class OpenAICompatibleLLM:
 
     def _send(self, request: dict[str, Any], start: float) -> str:
         """One call with the client's retries, in a helper thread so that the deadline and `cancel()` can
-        end it at once; the client is closed then, so no further attempt reaches the server."""
+        end it at once; that call's client is closed then, so no further attempt reaches the server (clients
+        of calls that ended normally are kept for the next calls)."""
         if self._cancelled.is_set():
             raise LLMServiceError("cancelled", "the run was interrupted", 0)
-        client = self._openai.OpenAI(
-            base_url=self.base_url, api_key=self._api_key, max_retries=self.max_retries, timeout=self.timeout
-        )
+        client = self._idle_client()
         outcome: dict[str, Any] = {}
         wake = threading.Event()
 
@@ -252,10 +255,10 @@ class OpenAICompatibleLLM:
                 with contextlib.suppress(Exception):
                     client.close()
         if "body" in outcome:
-            client.close()
+            self._release(client)
             return str(outcome["body"])
         if "error" in outcome:
-            client.close()
+            self._release(client)
             raise outcome["error"]
         if self._cancelled.is_set():
             raise LLMServiceError("cancelled", "the run was interrupted while the call was in flight", 1)
@@ -264,6 +267,22 @@ class OpenAICompatibleLLM:
             f"no reply within the call's deadline of {self.deadline_s:g} s (retries included)",
             self.max_retries + 1,
         )
+
+    def _idle_client(self) -> Any:
+        """A client no call is using (building one costs ~10 ms; a closed one is never reused)."""
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._openai.OpenAI(
+            base_url=self.base_url, api_key=self._api_key, max_retries=self.max_retries, timeout=self.timeout
+        )
+
+    def _release(self, client: Any) -> None:
+        with self._lock:
+            if not self._cancelled.is_set():
+                self._idle.append(client)
+                return
+        client.close()
 
     def _estimate_prompt_tokens(self, messages: Sequence[Message]) -> int:
         return sum(self.count_tokens(m.content) for m in messages)
