@@ -183,7 +183,7 @@ def load_task(
 
     Files are checked (present, at most `max_file_bytes`, UTF-8) before anything else reads them.
     """
-    from . import __version__
+    from .version import __version__
 
     domain_file, problem_file = Path(domain_file), Path(problem_file)
     domain_bytes = read_pddl_bytes(domain_file, max_file_bytes)

@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
+from .evaluation.cli import add_parsers as add_eval_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
 from .viewer.cli import add_parsers as add_view_parsers
@@ -97,12 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     add_plan_parsers(sub)
-    for module, adder in (("evaluation.cli", "add_eval_parsers"),):
-        try:
-            mod = __import__(f"pddlworlds.{module}", fromlist=[adder])
-        except ImportError:
-            continue
-        getattr(mod, adder)(sub)
+    add_eval_parsers(sub)
     add_view_parsers(sub)
     return parser
 

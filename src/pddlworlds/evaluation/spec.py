@@ -1,0 +1,146 @@
+"""What a run plays: agents (by name or factory path), problems, seeds, the step budget and the model.
+
+A `RunPlan` expands into `EpisodeSpec`s (picklable, so they travel to threads, processes and Ray actors).
+The model is a `pddlworlds.llm.BackendSpec`, read from `--llm NAME:ARG` through the `BACKENDS` table.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..llm import BackendSpec
+from ..llm import parse_llm as parse_backend
+from .errors import EvaluationError
+
+__all__ = [
+    "BUILTIN_LLM_FREE_AGENTS",
+    "BackendSpec",
+    "EpisodeSpec",
+    "RunPlan",
+    "agent_names",
+    "parse_llm",
+    "resolve_agent",
+    "specs_from",
+]
+
+
+#: Built-in agents that play without a model.
+BUILTIN_LLM_FREE_AGENTS = frozenset({"expert", "random"})
+
+
+@dataclass(frozen=True, order=True)
+class EpisodeSpec:
+    """One episode to play (picklable)."""
+
+    agent: str
+    domain: str
+    split: str
+    problem: str
+    seed: int | None
+    max_steps: int = 30
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int | None]:
+        return (self.agent, self.domain, self.split, self.problem, self.seed)
+
+
+def agent_names() -> list[str]:
+    """The built-in agents' names (empty while `pddlworlds.agents` has none)."""
+    try:
+        from ..agents import AGENT_NAMES
+    except ImportError:
+        return []
+    return list(AGENT_NAMES)
+
+
+def resolve_agent(name: str) -> tuple[Callable[[Any], Any], bool]:
+    """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
+
+    A factory of your own says it needs no model with an attribute `needs_llm = False`.
+    """
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise EvaluationError(f"cannot load agent factory {name!r}: {exc}") from exc
+        if not callable(factory):
+            raise EvaluationError(f"agent factory {name!r} is not callable")
+        return factory, bool(getattr(factory, "needs_llm", True))
+    known = agent_names()
+    if name not in known:
+        listed = ", ".join(known) if known else "(none: pddlworlds.agents has no make_agent yet)"
+        raise EvaluationError(f"unknown agent {name!r}; agents: {listed}; or give package.module:factory")
+    from .. import agents
+
+    llm_agents = getattr(agents, "LLM_AGENT_NAMES", None)
+    needs_llm = name in llm_agents if llm_agents is not None else name not in BUILTIN_LLM_FREE_AGENTS
+    return functools.partial(_make_builtin_agent, name), needs_llm
+
+
+def _make_builtin_agent(name: str, llm: Any) -> Any:
+    from ..agents import make_agent
+
+    return make_agent(name, llm)
+
+
+@dataclass
+class RunPlan:
+    """The episodes of a run: agents x domains x problems x seeds, on one split with one step budget."""
+
+    agents: list[str]
+    problems: dict[str, list[str]]  # domain -> problem names, in the order they are played
+    split: str = "agentboard"
+    seeds: list[int] = field(default_factory=lambda: [0])
+    max_steps: int = 30
+    backend: BackendSpec = field(default_factory=BackendSpec)
+
+    @property
+    def domains(self) -> list[str]:
+        return list(self.problems)
+
+    def episodes(self) -> list[EpisodeSpec]:
+        """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
+        return [
+            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps)
+            for domain, problems in self.problems.items()
+            for problem in problems
+            for seed in self.seeds
+            for agent in self.agents
+        ]
+
+    def needs_llm(self) -> bool:
+        return any(resolve_agent(a)[1] for a in self.agents)
+
+
+def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
+    """The planned episodes of a stored config (what a report compares the file against)."""
+    plan = RunPlan(
+        agents=list(config.get("agents", {})),
+        problems={d: list(p) for d, p in config.get("problems", {}).items()},
+        split=config.get("split", "agentboard"),
+        seeds=list(config.get("seeds", [0])),
+        max_steps=int(config.get("max_steps", 30)),
+    )
+    return plan.episodes()
+
+
+def parse_llm(
+    text: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    request_timeout: float | None = None,
+    call_deadline: float | None = None,
+) -> BackendSpec:
+    """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
+    try:
+        return parse_backend(
+            text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline
+        )
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from exc
