@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
+from .impossible import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
 from .pddl import LiftedTask
 from .text import CHARSET, OBSERVATION_MODES, TextTemplates, load_templates
 from .world import World, text_bound
@@ -31,6 +33,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Action Space
     `Text(1024, charset=CHARSET)`: any text. Two meta-actions also cost a step: `check valid actions`
     (lists every executable action in the form the parser accepts) and `look around` (the full state).
+    With `allow_impossible=True` a third, `impossible` ("this task is impossible", "the goal cannot be
+    reached", ...), ends the episode: it solves an unsolvable problem and fails a solvable one.
 
     ## Observation Space
     `Text(n, charset=CHARSET)`, with `n` bounded from the largest problem of the split. The first
@@ -55,11 +59,14 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
     of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
-    None if unknown) and, after `check valid actions`, `valid_actions`.
+    None if unknown), `solvable` (False when a stored proof says no plan exists, True with a stored
+    plan, None if unknown) and, after `check valid actions`, `valid_actions`; with `allow_impossible`
+    also `claimed_impossible`.
 
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
-    `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
+    `problem` (fix one problem), `observation_mode` ("full" or "changes"), `allow_impossible` (offer the
+    `impossible` action), or for PDDL of your own
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`).
 
     ## Version History
@@ -79,6 +86,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         domain_file: str | Path | None = None,
         problem_files: list[str | Path] | None = None,
         text_file: str | Path | None = None,
+        allow_impossible: bool = False,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
@@ -128,6 +136,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._best = 0.0
         self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
         self._last_observation = ""
+        self.allow_impossible = bool(allow_impossible)
+        self._claimed = False
 
     # ---- problems ----------------------------------------------------------------------------
 
@@ -146,6 +156,13 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     def _text_bound(self, name: str) -> int:
         return text_bound(*self._task_and_templates(name)) + ACTION_MAX_LENGTH
+
+    def _solvable(self, problem: str) -> bool | None:
+        from .proofs import solvability
+
+        if self.split == "custom":
+            return None
+        return solvability(self.domain_name, problem, self._optimal_length(problem))
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
@@ -169,6 +186,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._step = 0
         self._best = self.world.task.progress(self.state)
         self._paid = 0.0
+        self._claimed = False
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -178,7 +196,12 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         text = action if isinstance(action, str) else str(action)
+        if self.allow_impossible and is_claim(text):
+            return self._claim_impossible()
         outcome = self.world.step(self.state, text, self.observation_mode)
+        if self.allow_impossible and outcome.valid_actions is not None:
+            message, listed = list_with_claim(outcome.observation, outcome.valid_actions)
+            outcome = replace(outcome, observation=message, valid_actions=listed)
         self.state = outcome.state
         self._step += 1
         progress = self.world.task.progress(self.state)
@@ -194,7 +217,22 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return outcome.observation, float(reward), terminated, False, info
 
+    def _claim_impossible(self) -> tuple[str, float, bool, bool, dict]:
+        """End the episode on the agent's word; only an unsolvable problem counts it as solved."""
+        self._step += 1
+        self._claimed = True
+        if self._solvable(self.world.name) is False:
+            self._best = 1.0
+        reward = self._best - self._paid
+        self._paid = self._best
+        self._last_observation = CLAIM_OBSERVATION
+        info = self._info(True, IMPOSSIBLE_ACTION, IMPOSSIBLE_ACTION, None)
+        if self.render_mode == "human":
+            self.render()
+        return CLAIM_OBSERVATION, float(reward), True, False, info
+
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> dict[str, Any]:
+        extra = {"claimed_impossible": self._claimed} if self.allow_impossible else {}
         return {
             "domain": self.domain_name,
             "split": self.split,
@@ -208,11 +246,14 @@ class PDDLTextEnv(gym.Env[str, str]):
             "action": action,
             "error": error,
             "optimal_length": self._optimal_length(self.world.name),
+            "solvable": self._solvable(self.world.name),
+            **extra,
         }
 
     def valid_actions(self) -> list[str]:
         """Every executable action in the current state, in the text form the parser accepts."""
-        return self.world.valid_actions(self.state)
+        actions = self.world.valid_actions(self.state)
+        return [*actions, IMPOSSIBLE_ACTION] if self.allow_impossible else actions
 
     def render(self) -> str | None:
         text = (

@@ -25,6 +25,7 @@ __all__ = [
     "read_proofs",
     "unsolvable_problems",
     "is_unsolvable",
+    "split_unsolvable",
     "solvability",
     "write_proofs",
 ]
@@ -107,6 +108,14 @@ def unsolvable_problems(domain: str) -> dict[str, Proof]:
 def is_unsolvable(domain: str, problem: str) -> bool:
     """True only when a stored proof says no plan exists."""
     return problem in unsolvable_problems(domain)
+
+
+def split_unsolvable(domain: str, split: str) -> list[str]:
+    """The problems of a shipped domain's split that a stored proof says are unsolvable."""
+    from .catalogue import get_domain
+
+    known = unsolvable_problems(domain)
+    return [p for p in get_domain(domain).problems(split) if p in known]
 
 
 def solvability(domain: str, problem: str, optimal_length: int | None) -> bool | None:

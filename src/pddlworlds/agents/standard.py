@@ -15,6 +15,7 @@ from ..llm import LLM, Completion, Message
 from ..records import LLMCall
 from . import prompts
 from .base import Agent
+from .impossible_rule import with_impossible_rule
 from .memory import Pair
 
 __all__ = ["LLMAgent", "StandardAgent", "ERROR_ACTION"]
@@ -50,6 +51,7 @@ class LLMAgent(Agent):
         self.look_around = base.observation_mode == "changes"
         self.example = prompts.build_example(base, info["problem"]) if self.use_example else None
         self.system = self._system_text(world)
+        self.system = with_impossible_rule(self.system, env)  # the `impossible` action, when offered
         self.task = prompts.problem_text(info["goal"], observation)
         self._details = {}
 

@@ -139,7 +139,13 @@ def build_plan(args: argparse.Namespace) -> Any:
 
     backend = parse_llm(args.llm, args.base_url, args.api_key)
     problems = _csv(args.problems) if args.problems else None
-    if problems is None and args.limit is None:
+    from ..proofs import split_unsolvable
+
+    unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
+    if problems is None and args.limit is None and any(unsolvable.values()):
+        selected = select_problems(wanted, args.split, None, None)  # a share of unsolvable ones needs them all
+        print(f"note: split {args.split!r} has unsolvable problems; playing all of them", file=sys.stderr)
+    elif problems is None and args.limit is None:
         selected = smallest_problems(wanted, args.split)
     else:
         selected = select_problems(wanted, args.split, problems, args.limit)
@@ -159,6 +165,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         seeds=parse_seeds(args.seeds),
         max_steps=args.max_steps,
         backend=backend,
+        allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
     )
 
 
@@ -265,6 +272,8 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
+    p.add_argument("--allow-impossible", action="store_true",
+                   help="offer the `impossible` action (on by itself for splits with unsolvable problems)")
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

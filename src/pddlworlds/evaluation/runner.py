@@ -165,6 +165,7 @@ class EpisodeSpec:
     problem: str
     seed: int | None
     max_steps: int = 30
+    allow_impossible: bool = False  # the env offers the `impossible` action
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -221,6 +222,7 @@ class RunPlan:
     seeds: list[int] = field(default_factory=lambda: [0])
     max_steps: int = 30
     backend: BackendSpec = field(default_factory=BackendSpec)
+    allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
 
     @property
     def domains(self) -> list[str]:
@@ -229,7 +231,7 @@ class RunPlan:
     def episodes(self) -> list[EpisodeSpec]:
         """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
         return [
-            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps)
+            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps, self.allow_impossible)
             for domain, problems in self.problems.items()
             for problem in problems
             for seed in self.seeds
@@ -278,9 +280,10 @@ def _env_for(spec: EpisodeSpec) -> Any:
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
         envs = _LOCAL.envs = {}
-    key = (spec.domain, spec.split, spec.max_steps)
+    key = (spec.domain, spec.split, spec.max_steps, spec.allow_impossible)
     if key not in envs:
-        envs[key] = gym.make(env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps)
+        offer = {"allow_impossible": True} if spec.allow_impossible else {}
+        envs[key] = gym.make(env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps, **offer)
     return envs[key]
 
 
@@ -480,6 +483,11 @@ def build_config(
         "llm": plan.backend.describe(llm),
         "prompts_version": _prompts_version() if uses_llm else None,
     }
+    if plan.allow_impossible:  # only when on, so runs without the option keep their stored configuration
+        from ..agents.impossible_rule import IMPOSSIBLE_RULE_VERSION
+
+        config["allow_impossible"] = True
+        config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": _now(), "host": platform.node()}
     return config
@@ -847,5 +855,6 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         split=config.get("split", "agentboard"),
         seeds=list(config.get("seeds", [0])),
         max_steps=int(config.get("max_steps", 30)),
+        allow_impossible=bool(config.get("allow_impossible", False)),
     )
     return plan.episodes()
