@@ -14,6 +14,7 @@ import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
 from .pddl import PDDLError, PDDLNormalisationWarning
+from .proofs import solvable_text
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -26,6 +27,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="pddlworlds problems")
     for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):
         table.add_column(column, justify="left" if column in ("domain", "split", "problem") else "right")
+    table.add_column("solvable", justify="left")  # "no" for problems with a stored proof (planners/unsolvable.csv)
     wanted = [get_domain(d) for d in args.domain] if args.domain else list(domains().values())
     for domain in wanted:
         for split in [args.split] if args.split else domain.splits():
@@ -42,6 +44,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     str(len(grounded.actions)) if grounded else "-",
                     str(len(task.goal)),
                     str(lengths.get(problem, "-")),
+                    solvable_text(domain.name, problem, lengths.get(problem)),
                 )
     Console().print(table)
     return 0

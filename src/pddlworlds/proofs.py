@@ -26,6 +26,7 @@ __all__ = [
     "unsolvable_problems",
     "is_unsolvable",
     "split_unsolvable",
+    "solvable_text",
     "solvability",
     "write_proofs",
 ]
@@ -123,6 +124,14 @@ def solvability(domain: str, problem: str, optimal_length: int | None) -> bool |
     if is_unsolvable(domain, problem):
         return False
     return True if optimal_length is not None else None
+
+
+def solvable_text(domain: str, problem: str, optimal_length: int | None) -> str:
+    """How `pddlworlds list` shows solvability: yes (a stored plan), no, no (trivial), or ? (unknown)."""
+    proof = unsolvable_problems(domain).get(problem)
+    if proof is not None:
+        return "no (trivial)" if proof.trivial else "no"
+    return "yes" if optimal_length is not None else "?"
 
 
 def write_proofs(proofs: list[Proof], path: str | Path | None = None) -> Path:

@@ -440,6 +440,9 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
             ),
             "",
         ]
+    from .impossible import impossible_section
+
+    md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"
     atomic_write(path, "\n".join(md))
     atomic_write(out / "summary.json", json.dumps(_summary_json(data), indent=2) + "\n")
