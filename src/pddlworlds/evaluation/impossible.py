@@ -177,7 +177,7 @@ def _plot(path: Path, scores: dict[tuple[str, str], ClaimScores]) -> None:
         ax.set_ylim(0, 105)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("%")
-    axes[1].legend(fontsize="small")
+    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
