@@ -321,3 +321,19 @@ def test_runs_without_unsolvable_problems_keep_their_configuration(tmp_path):
     config = build_config(RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}))
     assert "allow_impossible" not in config
     assert not is_unsolvable("blocksworld", "problem1")
+
+
+def test_llm_examples_on_mixed_splits_come_from_solvable_problems():
+    """The in-context example is an expert episode: it must be of a problem that has a plan."""
+    from types import SimpleNamespace
+
+    from pddlworlds.agents.prompts import example_problem
+
+    for name, domain in domains().items():
+        for base in BASES:
+            split = f"{base}-mixed"
+            files = {p: domain.problem_file(p, split) for p in domain.problems(split)}
+            env = SimpleNamespace(unwrapped=SimpleNamespace(problem_files=files))  # all the choice reads
+            for problem in files:
+                example = example_problem(env, problem)
+                assert example is not None and not is_unsolvable(name, example), (name, base, problem, example)
