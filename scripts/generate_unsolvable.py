@@ -53,7 +53,8 @@ def unsolvable_count(solvable: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--domains", nargs="+", default=None, help="default: every shipped domain")
+    parser.add_argument("--domains", nargs="+", choices=list(domains()), default=None,
+                        help="default: every shipped domain")
     parser.add_argument("--cap", type=int, default=DEFAULT_STATE_CAP, help="state cap of the exhaustive search")
     parser.add_argument("--timeout", type=float, default=120.0, help="Fast Downward's limit per variant (s)")
     parser.add_argument("--dry-run", action="store_true", help="derive and prove, but write nothing")

@@ -120,6 +120,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._texts: dict[str, tuple[LiftedTask, TextTemplates]] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
+        self._solvable_known: dict[str, bool | None] = {}
 
         first = self.world_of(problem or names[0])
         mode = observation_mode or first.templates.after_action
@@ -158,11 +159,13 @@ class PDDLTextEnv(gym.Env[str, str]):
         return text_bound(*self._task_and_templates(name)) + ACTION_MAX_LENGTH
 
     def _solvable(self, problem: str) -> bool | None:
-        from .proofs import solvability
+        """Read from the stored proofs once per problem (every step's `info` carries it)."""
+        if problem not in self._solvable_known:
+            from .proofs import solvability
 
-        if self.split == "custom":
-            return None
-        return solvability(self.domain_name, problem, self._optimal_length(problem))
+            known = None if self.split == "custom" else solvability(self.domain_name, problem, self._optimal_length(problem))
+            self._solvable_known[problem] = known
+        return self._solvable_known[problem]
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
