@@ -90,7 +90,7 @@ def test_agent_plays_against_the_stand_in_server_with_agentboard_settings(make_e
     replies = ["Action: check valid actions", "unstack b2 from b3", "fly", "putdown b2"]
     with FakeOpenAIServer(replies) as srv:
         llm = OpenAICompatibleLLM(
-            "fake-model", base_url=srv.base_url, api_key="k", backoff_s=0.01, timeout=5.0
+            "fake-model", base_url=srv.base_url, api_key="k", timeout=5.0
         )
         agent = AgentBoardStandardAgent(llm, PROMPTS)
         env = make_env("blocksworld", profile="agentboard", max_episode_steps=4)

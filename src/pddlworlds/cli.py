@@ -18,6 +18,7 @@ from .evaluation.cli import add_parsers as add_eval_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
 from .viewer.cli import add_parsers as add_view_parsers
+from .proofs import solvable_text
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -30,6 +31,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="pddlworlds problems")
     for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):
         table.add_column(column, justify="left" if column in ("domain", "split", "problem") else "right")
+    table.add_column("solvable", justify="left")  # "no" for problems with a stored proof (planners/unsolvable.csv)
     wanted = [get_domain(d) for d in args.domain] if args.domain else list(domains().values())
     for domain in wanted:
         for split in [args.split] if args.split else domain.splits():
@@ -46,6 +48,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     str(len(grounded.actions)) if grounded else "-",
                     str(len(task.goal)),
                     str(lengths.get(problem, "-")),
+                    solvable_text(domain.name, problem, lengths.get(problem)),
                 )
     Console().print(table)
     return 0

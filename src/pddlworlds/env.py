@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -10,6 +11,7 @@ from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
 from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
+from .impossible import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
 from .pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
 from .profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
 from .text import CHARSET, OBSERVATION_MODES
@@ -43,6 +45,8 @@ def problems_by_name(problem_files: list[str | Path]) -> dict[str, Path]:
 class _ListingInfo(TypedDict, total=False):
     #: After a "check valid actions" step only: the executable actions, in the profile's wording.
     valid_actions: list[str]
+    #: Only when the environment offers the `impossible` action: whether the agent claimed it.
+    claimed_impossible: bool
 
 
 class StepInfo(_ListingInfo):
@@ -77,6 +81,8 @@ class StepInfo(_ListingInfo):
     optimal_length: int | None
     #: The profile the environment plays by ("pddlworlds" or "agentboard").
     profile: str
+    #: False when a stored proof says no plan exists, True when a plan is stored, None if unknown.
+    solvable: bool | None
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -91,6 +97,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Action Space
     `Text(1024, charset=CHARSET)`: any text. Two meta-actions also cost a step: `check valid actions`
     (lists every executable action in the form the parser accepts) and `look around` (the full state).
+    With `allow_impossible=True` a third, `impossible` ("this task is impossible", "the goal cannot be
+    reached", ...), ends the episode: it solves an unsolvable problem and fails a solvable one.
 
     ## Observation Space
     `Text(n, charset=CHARSET)`, with `n` bounded from the largest problem of the split. The first
@@ -119,11 +127,14 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
     of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
-    None if unknown), `profile` and, after `check valid actions`, `valid_actions`: see `StepInfo`.
+    None if unknown), `profile`, `solvable` (False when a stored proof says no plan exists, True with a
+    stored plan, None if unknown) and, after `check valid actions`, `valid_actions`; with
+    `allow_impossible` also `claimed_impossible`: see `StepInfo`.
 
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
-    `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
+    `problem` (fix one problem), `observation_mode` ("full" or "changes"), `allow_impossible` (offer the
+    `impossible` action), or for PDDL of your own
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
     profile's text file lying beside the domain file is used; a `text_file` that does not exist is an
     error, and so are two problem files of one name). `profile`: "pddlworlds" (default) or "agentboard",
@@ -153,6 +164,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         max_atoms: int = MAX_ATOMS,
         max_file_bytes: int = MAX_PDDL_BYTES,
         profile: str = DEFAULT_PROFILE,
+        allow_impossible: bool = False,
     ):
         self.profile = get_profile(profile)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -195,6 +207,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._tasks: dict[str, LiftedTask] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
+        self._solvable_known: dict[str, bool | None] = {}
 
         first = self.world_of(problem or names[0])
         mode = observation_mode or first.after_action
@@ -212,6 +225,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
         self._solved_at_reset = False
         self._last_observation = ""
+        self.allow_impossible = bool(allow_impossible)
+        self._claimed = False
 
     # ---- problems ----------------------------------------------------------------------------
 
@@ -231,6 +246,15 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     def _text_bound(self, name: str) -> int:
         return self.profile.bound(self._task(name), self._own_text, self.text_file) + ACTION_MAX_LENGTH
+
+    def _solvable(self, problem: str) -> bool | None:
+        """Read from the stored proofs once per problem (every step's `info` carries it)."""
+        if problem not in self._solvable_known:
+            from .proofs import solvability
+
+            known = None if self.split == "custom" else solvability(self.domain_name, problem, self._optimal_length(problem))
+            self._solvable_known[problem] = known
+        return self._solvable_known[problem]
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
@@ -258,6 +282,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._best = self.world.task.progress(self.state) if self.profile.credits_initial_progress else 0.0
         self._paid = 0.0
         self._solved_at_reset = self.world.task.is_goal(self.state)
+        self._claimed = False
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -269,8 +294,13 @@ class PDDLTextEnv(gym.Env[str, str]):
         if self._solved_at_reset:
             return self._step_solved_at_reset()
         text = action if isinstance(action, str) else str(action)
+        if self.allow_impossible and is_claim(text):
+            return self._claim_impossible()
         outcome = self.world.step(self.state, text, self.observation_mode)
         changed = outcome.state != self.state
+        if self.allow_impossible and outcome.valid_actions is not None:
+            message, listed = list_with_claim(outcome.observation, outcome.valid_actions)
+            outcome = replace(outcome, observation=message, valid_actions=listed)
         self.state = outcome.state
         self._step += 1
         if changed:  # progress is only raised by an action that changed the state (AgentBoard's rule too)
@@ -299,7 +329,22 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return GOAL_HELD_AT_RESET, float(reward), True, False, info
 
+    def _claim_impossible(self) -> tuple[str, float, bool, bool, StepInfo]:
+        """End the episode on the agent's word; only an unsolvable problem counts it as solved."""
+        self._step += 1
+        self._claimed = True
+        if self._solvable(self.world.name) is False:
+            self._best = 1.0
+        reward = self._best - self._paid
+        self._paid = self._best
+        self._last_observation = CLAIM_OBSERVATION
+        info = self._info(True, IMPOSSIBLE_ACTION, IMPOSSIBLE_ACTION, None)
+        if self.render_mode == "human":
+            self.render()
+        return CLAIM_OBSERVATION, float(reward), True, False, info
+
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
+        extra = {"claimed_impossible": self._claimed} if self.allow_impossible else {}
         return {
             "domain": self.domain_name,
             "split": self.split,
@@ -314,11 +359,14 @@ class PDDLTextEnv(gym.Env[str, str]):
             "error": error,
             "optimal_length": self._optimal_length(self.world.name),
             "profile": self.profile.name,
+            "solvable": self._solvable(self.world.name),
+            **extra,
         }
 
     def valid_actions(self) -> list[str]:
         """Every executable action in the current state, in the text form the parser accepts."""
-        return self.world.valid_actions(self.state)
+        actions = self.world.valid_actions(self.state)
+        return [*actions, IMPOSSIBLE_ACTION] if self.allow_impossible else actions
 
     def render(self) -> str | None:
         text = (

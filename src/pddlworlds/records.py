@@ -70,6 +70,8 @@ class EpisodeRecord:
     trajectory: list[StepRecord] = field(default_factory=list)
     memory: list[dict[str, Any]] = field(default_factory=list)  # e.g. HiAgent's subgoals and summaries
     error: str | dict[str, Any] | None = None  # a failure outside the agent's control: {kind, message, count}
+    solvable: bool | None = None  # False: a stored proof says no plan exists; None: unknown (older records)
+    claimed_impossible: bool = False  # the episode ended on the agent's `impossible`
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -19,6 +19,7 @@ from ..records import LLMCall
 from . import prompts
 from .base import Agent
 from .examples import Example, example_file, load_example
+from .impossible_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION"]
 
@@ -70,6 +71,7 @@ class LLMAgent(Agent):
         folder = Path(base.domain_file).resolve().parent
         self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
         self.system = self._system_text(world)
+        self.system = with_impossible_rule(self.system, env)  # the `impossible` action, when offered
         self.task = prompts.problem_text(info["goal"], observation)
         self._details = {}
 

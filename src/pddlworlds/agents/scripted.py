@@ -15,7 +15,9 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..impossible import IMPOSSIBLE_ACTION
 from .base import Agent
+from .impossible_rule import offers_impossible
 
 __all__ = ["ExpertAgent", "RandomAgent"]
 
@@ -23,10 +25,15 @@ __all__ = ["ExpertAgent", "RandomAgent"]
 DEFAULT_REPLANNERS: tuple[tuple[str, float], ...] = (("fd-opt", 10.0), ("fd-sat", 120.0))
 
 _STUCK = "look around"  # what an agent says when it has nothing better (costs a step, changes nothing)
+#: The random agent's chance, per step, of claiming `impossible` where it is offered: a floor for the F1.
+CLAIM_PROBABILITY = 0.02
 
 
 class ExpertAgent(Agent):
-    """Plays the stored (optimal where proven) plan; replans from the current state when off it."""
+    """Plays the stored (optimal where proven) plan; replans from the current state when off it.
+
+    On a problem with a stored proof of unsolvability it claims `impossible` at once where offered.
+    """
 
     name = "expert"
 
@@ -61,7 +68,15 @@ class ExpertAgent(Agent):
         self._steps = 0
         self._failed = set()
         self._texts, self._states = [], []
+        self._unsolvable = False
         world = self._env.world
+        if self._env.split != "custom":
+            from ..proofs import is_unsolvable
+
+            self._unsolvable = is_unsolvable(self._env.domain_name, world.name)
+        if self._unsolvable:  # proven: no plan to follow or look for; claim it where the action is offered
+            self._events.append({"event": "stored proof: unsolvable", "step": 0})
+            return
         actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.split != "custom" else None
         if actions is not None:
             played = replay(world, actions, self._env.state)
@@ -106,6 +121,8 @@ class ExpertAgent(Agent):
     def act(self, observation: str, info: dict[str, Any]) -> str:
         state = self._env.state
         self._steps += 1
+        if self._unsolvable:
+            return IMPOSSIBLE_ACTION if offers_impossible(self._env) else _STUCK
         # Where on the plan are we? (Usually at its head; elsewhere if someone else moved us along it.)
         position = next((i for i, s in enumerate(self._states[:-1]) if s == state), None)
         if position is None:
@@ -121,7 +138,10 @@ class ExpertAgent(Agent):
 
 
 class RandomAgent(Agent):
-    """Uniformly random among the valid actions; reproducible per (agent seed, episode seed, domain, problem)."""
+    """Uniformly random among the valid actions; reproducible per (agent seed, episode seed, domain, problem).
+
+    Where `impossible` is offered it claims it with probability `CLAIM_PROBABILITY` each step.
+    """
 
     name = "random"
 
@@ -140,5 +160,10 @@ class RandomAgent(Agent):
         self._rng = random.Random(f"{self.seed}:{seed}:{info.get('domain')}:{info.get('problem')}")
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        actions = self._env.valid_actions()
+        if offers_impossible(self._env):
+            if self._rng.random() < CLAIM_PROBABILITY:
+                return IMPOSSIBLE_ACTION
+            actions = [a for a in self._env.valid_actions() if a != IMPOSSIBLE_ACTION]
+        else:
+            actions = self._env.valid_actions()
         return self._rng.choice(actions) if actions else _STUCK

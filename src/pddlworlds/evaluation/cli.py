@@ -127,6 +127,15 @@ def build_plan(args: argparse.Namespace) -> Any:
     for agent in agents:
         resolve_agent(agent)
     agents = list(dict.fromkeys(agents))
+    from ..profiles import get_profile
+
+    profile = get_profile(getattr(args, "profile", None) or "pddlworlds").name  # unknown names fail here
+    prompt_file = getattr(args, "prompt_file", None)
+    if prompt_file is not None:
+        from ..agents.agentboard import load_prompt_file
+
+        load_prompt_file(prompt_file)  # a missing or malformed file fails here, naming what is wrong
+        prompt_file = str(Path(prompt_file).resolve())
 
     known = list(all_domains())
     wanted = _csv(args.domains.lower())
@@ -147,7 +156,13 @@ def build_plan(args: argparse.Namespace) -> Any:
         call_deadline=getattr(args, "call_deadline", None),
     )
     problems = _csv(args.problems) if args.problems else None
-    if problems is None and args.limit is None:
+    from ..proofs import split_unsolvable
+
+    unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
+    if problems is None and args.limit is None and any(unsolvable.values()):
+        selected = select_problems(wanted, args.split, None, None)  # a share of unsolvable ones needs them all
+        print(f"note: split {args.split!r} has unsolvable problems; playing all of them", file=sys.stderr)
+    elif problems is None and args.limit is None:
         selected = smallest_problems(wanted, args.split)
     else:
         selected = select_problems(wanted, args.split, problems, args.limit)
@@ -167,6 +182,9 @@ def build_plan(args: argparse.Namespace) -> Any:
         seeds=parse_seeds(args.seeds),
         max_steps=args.max_steps,
         backend=backend,
+        allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
+        profile=profile,
+        prompt_file=prompt_file,
     )
 
 
@@ -351,6 +369,21 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
+    p.add_argument("--allow-impossible", action="store_true",
+                   help="offer the `impossible` action (on by itself for splits with unsolvable problems)")
+    p.add_argument(
+        "--profile",
+        default="pddlworlds",
+        help="whose text and scoring the environments use: pddlworlds (default) or agentboard "
+        "(AgentBoard's wording, messages, parsing and progress rule; the report adds its pooled scores)",
+    )
+    p.add_argument(
+        "--prompt-file",
+        metavar="PATH",
+        help="an AgentBoard PDDL prompt file (JSON: per domain system_msg, instruction, examples): STANDARD "
+        "then assembles its prompt as AgentBoard's own agent does (stop newline, 100 new tokens); its "
+        "sha256 is kept in the run configuration",
+    )
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

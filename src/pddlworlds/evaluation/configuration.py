@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
+from pathlib import Path
 from typing import Any
 
 from ..llm import NO_MODEL
@@ -47,6 +49,16 @@ def build_config(
         "llm": plan.backend.describe(llm),
         "prompts_version": _prompts_version() if uses_llm else None,
     }
+    # Each only when it is not the default, so runs made without these options keep their configuration.
+    if plan.profile != "pddlworlds":
+        config["profile"] = plan.profile
+    if plan.allow_impossible:
+        from ..agents.impossible_rule import IMPOSSIBLE_RULE_VERSION
+
+        config["allow_impossible"] = True
+        config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
+    if plan.prompt_file is not None:
+        config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": _sha256(plan.prompt_file)}
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
     return config
@@ -81,3 +93,7 @@ def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]
         if va != vb:
             out.append(f"{key} (stored {_show(va)}, now {_show(vb)})")
     return out
+
+
+def _sha256(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -56,7 +56,7 @@ def init_worker(backend: BackendSpec) -> None:
 
 
 def env_for(spec: EpisodeSpec) -> Any:
-    """One environment per (domain, split, budget) per thread, reused across episodes."""
+    """One environment per (domain, split, budget, profile, impossible offered) per thread, reused."""
     import gymnasium as gym
 
     from ..registration import env_id  # importing the package registered the environments
@@ -64,9 +64,14 @@ def env_for(spec: EpisodeSpec) -> Any:
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
         envs = _LOCAL.envs = {}
-    key = (spec.domain, spec.split, spec.max_steps)
+    key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible)
     if key not in envs:
-        envs[key] = gym.make(env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps)
+        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != "pddlworlds" else {}
+        if spec.allow_impossible:
+            options["allow_impossible"] = True
+        envs[key] = gym.make(
+            env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps, **options
+        )
     return envs[key]
 
 
@@ -82,7 +87,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     episode as a fault: `error` {kind, message, count}, no score. Raw replies are stored once, cut to
     `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
-    factory, needs_llm = resolve_agent(spec.agent)
+    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file)
     llm = llm_for(backend) if needs_llm else None
     agent = factory(llm)
     env = env_for(spec)

@@ -310,6 +310,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         + f"pddlworlds {config.get('package_version', '?')}",
         f"- problems: {problems}",
         f"- episodes: {episodes}",
+        f"- environment profile: **{config.get('profile', 'pddlworlds')}**"
+        + (f"; prompt file: `{config['prompt_file']['path']}` (sha256 {config['prompt_file']['sha256'][:12]}…)"
+           if config.get("prompt_file") else "")
+        + _example_words(config),
         "",
         "## Success, progress, steps, context and time (Table 1 layout)",
         "",
@@ -381,6 +385,11 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
             ),
             "",
         ]
+    if config.get("profile") == "agentboard":
+        md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .impossible import impossible_section
+
+    md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"
     atomic_write(path, "\n".join(md))
     atomic_write(out / "summary.json", json.dumps(_summary_json(data), indent=2) + "\n")
@@ -450,3 +459,38 @@ def print_main_table(out: str | Path, console: Any = None, analysis: tuple | Non
         )
     if with_paper:
         console.print("[dim]Paper: HiAgent paper, Table 1, GPT-4-turbo (docs/method.md section 4).[/dim]")
+
+
+def _example_words(config: dict[str, Any]) -> str:
+    """Which problem each domain's in-context example came from (agents' flags), when any agent had one."""
+    sources: dict[str, str] = {}
+    for flags in config.get("agents", {}).values():
+        for domain, example in (flags.get("examples") or {}).items():
+            sources.setdefault(domain, f"{domain} {example.get('problem')} ({str(example.get('sha256', ''))[:12]}…)")
+    return "; in-context examples: " + ", ".join(sources[d] for d in sorted(sources)) if sources else ""
+
+
+def _agentboard_section(agents: Sequence[str], lines: Sequence[dict[str, Any]]) -> list[str]:
+    """AgentBoard's own scores beside ours: pooled over every problem of the run, as its PDDL task does."""
+    from .agentboard_scores import agentboard_scores
+
+    rows = []
+    for agent in agents:
+        records = [M.as_record(line) for line in lines if line["agent"] == agent]
+        if records:
+            scores = agentboard_scores(records)
+            rows.append([
+                agent_label(agent), str(scores.episodes), f"{100 * scores.progress_rate:.1f}",
+                f"{100 * scores.success_rate:.1f}", f"{100 * scores.grounding_accuracy:.1f}",
+            ])
+    return [
+        "## AgentBoard's scores (profile `agentboard`)",
+        "",
+        "As AgentBoard's PDDL task computes them: means over every episode of the run, all domains pooled "
+        "(not a mean of per-domain means). Progress starts at 0 and rises only after an action that changed "
+        "the state; grounding accuracy is valid steps over steps, `check valid actions` and `look around` "
+        "counted valid.",
+        "",
+        _md_table(["Agent", "episodes", "progress rate %", "success rate %", "grounding accuracy %"], rows),
+        "",
+    ]

@@ -42,6 +42,9 @@ class EpisodeSpec:
     problem: str
     seed: int | None
     max_steps: int = 30
+    profile: str = "pddlworlds"  # whose text and scoring rules the environment plays by
+    allow_impossible: bool = False  # the env offers the `impossible` action
+    prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -57,10 +60,11 @@ def agent_names() -> list[str]:
     return list(AGENT_NAMES)
 
 
-def resolve_agent(name: str) -> tuple[Callable[[Any], Any], bool]:
+def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[Any], Any], bool]:
     """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
 
-    A factory of your own says it needs no model with an attribute `needs_llm = False`.
+    A factory of your own says it needs no model with an attribute `needs_llm = False`. `prompt_file` goes
+    to the built-in agents whose registry entry takes that option (STANDARD).
     """
     if ":" in name:
         module_name, _, attr = name.partition(":")
@@ -75,17 +79,17 @@ def resolve_agent(name: str) -> tuple[Callable[[Any], Any], bool]:
     if name not in known:
         listed = ", ".join(known) if known else "(none: pddlworlds.agents has no make_agent yet)"
         raise EvaluationError(f"unknown agent {name!r}; agents: {listed}; or give package.module:factory")
-    from .. import agents
+    from ..agents import AGENTS
 
-    llm_agents = getattr(agents, "LLM_AGENT_NAMES", None)
-    needs_llm = name in llm_agents if llm_agents is not None else name not in BUILTIN_LLM_FREE_AGENTS
-    return functools.partial(_make_builtin_agent, name), needs_llm
+    entry = AGENTS[name]
+    options = {"prompt_file": prompt_file} if prompt_file is not None and "prompt_file" in entry.options else {}
+    return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
 
 
-def _make_builtin_agent(name: str, llm: Any) -> Any:
+def _make_builtin_agent(name: str, options: dict[str, Any], llm: Any) -> Any:
     from ..agents import make_agent
 
-    return make_agent(name, llm)
+    return make_agent(name, llm, **options)
 
 
 @dataclass
@@ -98,6 +102,9 @@ class RunPlan:
     seeds: list[int] = field(default_factory=lambda: [0])
     max_steps: int = 30
     backend: BackendSpec = field(default_factory=BackendSpec)
+    profile: str = "pddlworlds"  # the environments' profile (`gym.make(..., profile=...)`)
+    allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
+    prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
 
     @property
     def domains(self) -> list[str]:
@@ -106,7 +113,10 @@ class RunPlan:
     def episodes(self) -> list[EpisodeSpec]:
         """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
         return [
-            EpisodeSpec(agent, domain, self.split, problem, seed, self.max_steps)
+            EpisodeSpec(
+                agent, domain, self.split, problem, seed, self.max_steps,
+                self.profile, self.allow_impossible, self.prompt_file,
+            )
             for domain, problems in self.problems.items()
             for problem in problems
             for seed in self.seeds
@@ -114,7 +124,7 @@ class RunPlan:
         ]
 
     def needs_llm(self) -> bool:
-        return any(resolve_agent(a)[1] for a in self.agents)
+        return any(resolve_agent(a, self.prompt_file)[1] for a in self.agents)
 
 
 def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
@@ -125,6 +135,9 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         split=config.get("split", "agentboard"),
         seeds=list(config.get("seeds", [0])),
         max_steps=int(config.get("max_steps", 30)),
+        profile=config.get("profile", "pddlworlds"),
+        allow_impossible=bool(config.get("allow_impossible", False)),
+        prompt_file=(config.get("prompt_file") or {}).get("path"),
     )
     return plan.episodes()
 
