@@ -141,3 +141,38 @@ def test_scores_pool_every_problem_of_the_split() -> None:
     assert scores.grounding_accuracy == pytest.approx((1.0 + 0.0 + 0.5 + 1.0) / 4)
     with pytest.raises(ValueError, match="no episodes"):
         pooled_progress_rate([])
+
+
+def test_eval_with_the_agentboard_profile_and_a_prompt_file_end_to_end(tmp_path: Path) -> None:
+    """`pddlworlds eval --profile agentboard --prompt-file ... --llm openai:...` against the stand-in server:
+    STANDARD speaks AgentBoard's prompt, the configuration keeps the profile and the file's sha256, and the
+    report shows the profile and AgentBoard's pooled scores beside ours."""
+    from pddlworlds.cli import main
+
+    replies = ["check valid actions", "unstack b2 from b3", "fly", "putdown b2"] * 2
+    out = tmp_path / "run"
+    with FakeOpenAIServer(replies) as srv:
+        code = main([
+            "eval", "--agents", "standard", "--domains", "blocksworld", "--problems", "problem1",
+            "--split", "agentboard", "--max-steps", "4", "--profile", "agentboard",
+            "--prompt-file", str(PROMPTS), "--llm", "openai:fake-model", "--base-url", srv.base_url,
+            "--api-key", "k", "--out", str(out), "--no-progress",
+        ])
+        bodies = srv.chat_requests
+    assert code == 0
+    assert bodies[0]["messages"][0]["content"] == "You plan block moves."
+    assert (bodies[0]["stop"], bodies[0]["max_tokens"]) == (["\n"], 100)
+    config = json.loads((out / "config.json").read_text())
+    assert config["profile"] == "agentboard"
+    assert config["prompt_file"]["sha256"] == hashlib.sha256(PROMPTS.read_bytes()).hexdigest()
+    line = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert [s["valid"] for s in line["trajectory"]] == [True, True, False, True]
+    assert line["trajectory"][2]["observation"] == (
+        "The action is not valid and therefore takes no effect. Please check valid actions."
+    )
+    report = (out / "report.md").read_text()
+    assert "environment profile: **agentboard**" in report
+    assert "## AgentBoard's scores (profile `agentboard`)" in report
+    # one episode: grounding accuracy 3 valid of 4 steps = 75.0; progress as the episode's own
+    row = next(r for r in report.splitlines() if r.startswith("| STANDARD |") and "75.0" in r)
+    assert f"{100 * line['progress']:.1f}" in row
