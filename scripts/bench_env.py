@@ -94,9 +94,9 @@ def record_walk(env: PDDLTextEnv, steps: int, seed: int) -> list[str | None]:
     return walk
 
 
-def bench_ours(domain: str, steps: int, seed: int) -> Ours:
+def bench_ours(domain: str, steps: int, seed: int, profile: str = "pddlworlds") -> Ours:
     problem, n_actions, n_atoms = largest_problem(domain)
-    env = PDDLTextEnv(domain=domain, problem=problem)
+    env = PDDLTextEnv(domain=domain, problem=problem, profile=profile)
     walk = record_walk(env, steps, seed)
 
     # 1. step alone, replaying the recorded texts
@@ -250,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pddlgym-seconds", type=float, default=5.0, help="time box per PDDLGym run")
     parser.add_argument("--no-pddlgym", action="store_true", help="skip PDDLGym even if it is installed")
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
+    parser.add_argument("--profile", default="pddlworlds", help="pddlworlds or agentboard")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", PDDLNormalisationWarning)
 
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results: list[tuple[Ours, list[Theirs]]] = []
     for name in names:
-        ours = bench_ours(name, args.steps, args.seed)
+        ours = bench_ours(name, args.steps, args.seed, args.profile)
         theirs = (
             bench_pddlgym(pddlgym, name, ours.problem, args.pddlgym_seconds, args.steps, args.seed)
             if pddlgym
@@ -267,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         results.append((ours, theirs))
 
     print(
-        f"pddlworlds environments, largest public problem per domain, {args.steps} seeded random valid steps"
+        f"pddlworlds environments ({args.profile} profile), largest public problem per domain, "
+        f"{args.steps} seeded random valid steps"
     )
     columns = ("domain", "problem", "actions", "atoms", "step/s", "list us", "step+list/s", "check/s")
     header = " ".join(f"{c:{w}}" for c, w in zip(columns, OURS_WIDTHS))

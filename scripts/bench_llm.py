@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import platform
 import statistics
@@ -30,23 +29,22 @@ from typing import TYPE_CHECKING, Any
 
 
 def _llm_module() -> ModuleType:
-    """``pddlworlds.llm``; failing that, that file alone (it imports nothing from the package).
+    """``pddlworlds.llm``; failing that, that package alone (it needs only ``pddlworlds.host`` beside it).
 
     The fallback lets this script compare llama.cpp builds in bare venvs holding only
     llama-cpp-python, numpy and the model package, where ``import pddlworlds`` would fail
-    on the environment dependencies (gymnasium, unified-planning...).
+    on the environment dependencies (gymnasium, unified-planning...): the parent package is
+    stood in by an empty module whose path is the source folder, so its ``__init__`` never runs.
     """
     try:
         return importlib.import_module("pddlworlds.llm")
     except ImportError:
-        path = Path(__file__).resolve().parents[1] / "src" / "pddlworlds" / "llm.py"
-        spec = importlib.util.spec_from_file_location("pddlworlds_llm_standalone", path)
-        if spec is None or spec.loader is None:
-            raise
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up while decorating
-        spec.loader.exec_module(module)
-        return module
+        for name in [n for n in sys.modules if n == "pddlworlds" or n.startswith("pddlworlds.")]:
+            del sys.modules[name]
+        parent = ModuleType("pddlworlds")
+        parent.__path__ = [str(Path(__file__).resolve().parents[1] / "src" / "pddlworlds")]
+        sys.modules["pddlworlds"] = parent
+        return importlib.import_module("pddlworlds.llm")
 
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 
 Each build is a Python interpreter (usually a venv's) that has its own llama-cpp-python wheel, the
 model package and numpy; ``scripts/bench_llm.py`` runs inside it (it falls back to loading
-``pddlworlds/llm.py`` alone when the rest of the package is not installed there). Builds are run
+the ``pddlworlds/llm`` package alone when the rest of the package is not installed there). Builds are run
 in turn, ``--rounds`` times, in a rotated order, so that load on a shared machine falls on all of
 them alike; the table shows each build's median over the rounds and its ratio to the first build.
 

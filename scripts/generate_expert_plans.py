@@ -35,17 +35,18 @@ from pddlworlds.catalogue import domains, get_domain
 from pddlworlds.grounding import natural_key
 from pddlworlds.pddl import PDDLNormalisationWarning
 from pddlworlds.planning import (
-    _replay,
-    _target,
-    _world,
     get_planner,
     parse_plan,
+    plan_file,
     planner_version,
+    read_index,
+    replay,
+    resolve_target,
     solve,
     update_index,
+    world_of,
     write_plan_file,
 )
-from pddlworlds.plans import plan_file, read_index
 
 ROW_TAG = "pddlworlds-index-row: "
 PROOF = "A* with admissible heuristic LM-cut finished; plan validated (replay and unified-planning)"
@@ -90,38 +91,39 @@ def row_from_plan_file(domain: str, split: str, problem: str) -> dict[str, str] 
     if found is None or found[1] != pddl_hash(domain, split, problem):
         return None
     row = found[0]
-    world = _world(_target(domain, problem, split))
-    indices, states, _ = _replay(world, parse_plan(plan_file(domain, problem).read_text()), world.initial_state)
-    if indices is None or not world.task.is_goal(states[-1]) or str(len(indices)) != row.get("length"):
+    world = world_of(resolve_target(domain, problem, split))
+    played = replay(world, parse_plan(plan_file(domain, problem).read_text()), world.initial_state)
+    if not played.goal or str(len(played.indices or ())) != row.get("length"):
         return None
     return row
 
 
+def index_row(domain: str, split: str, problem: str, plan, config, optimal: bool, notes: str) -> dict[str, str]:
+    """The index row of one planner outcome, in `INDEX_COLUMNS` order (plan files carry it as JSON)."""
+    return {"domain": domain, "split": split, "problem": problem,
+            "length": str(plan.length) if plan.solved else "", "optimal": str(optimal).lower(),
+            "planner": planner_version(config), "method": config.label, "solve_time_s": f"{plan.time_s:.1f}",
+            "notes": notes}
+
+
 def plan_one(domain: str, split: str, problem: str, timeout: float, sat_timeout: float, nice: int,
              memory_mb: int | None) -> dict[str, str]:
-    opt = get_planner("fd-opt")
-    plan = solve(domain, problem, opt, timeout=timeout, split=split, nice=nice, memory_mb=memory_mb)
-    notes = []
+    """fd-opt, else fd-sat; the plan file is written only for a solved problem."""
+    config, optimal = get_planner("fd-opt"), True
+    plan = solve(domain, problem, config, timeout=timeout, split=split, nice=nice, memory_mb=memory_mb)
     if plan.solved:
-        config, optimal = opt, True
-        notes.append(f"{PROOF}; fd-opt in {plan.time_s:.1f}s")
+        notes = [f"{PROOF}; fd-opt in {plan.time_s:.1f}s"]
     else:
-        notes.append(f"fd-opt: {plan.status.value} after {plan.time_s:.0f}s (limit {timeout:.0f}s)")
+        notes = [f"fd-opt: {plan.status.value} after {plan.time_s:.0f}s (limit {timeout:.0f}s)"]
         if plan.status.value == "unsolvable":
-            return {"domain": domain, "split": split, "problem": problem, "length": "", "optimal": "false",
-                        "planner": planner_version(opt), "method": opt.label, "solve_time_s": f"{plan.time_s:.1f}",
-                        "notes": notes[0] + ": " + plan.message}
+            return index_row(domain, split, problem, plan, config, False, notes[0] + ": " + plan.message)
         config, optimal = get_planner("fd-sat"), False
         plan = solve(domain, problem, config, timeout=sat_timeout, split=split, nice=nice, memory_mb=memory_mb)
         if not plan.solved:
             notes.append(f"fd-sat: {plan.status.value} after {plan.time_s:.0f}s: {plan.message}")
-            return {"domain": domain, "split": split, "problem": problem, "length": "", "optimal": "false",
-                        "planner": planner_version(config), "method": config.label, "solve_time_s": f"{plan.time_s:.1f}",
-                        "notes": "; ".join(notes)}
+            return index_row(domain, split, problem, plan, config, False, "; ".join(notes))
         notes.append("length is an upper bound from fd-sat (lama-first); plan validated")
-    row = {"domain": domain, "split": split, "problem": problem, "length": str(plan.length), "optimal": str(optimal).lower(),
-               "planner": planner_version(config), "method": config.label, "solve_time_s": f"{plan.time_s:.1f}",
-               "notes": "; ".join(notes)}
+    row = index_row(domain, split, problem, plan, config, optimal, "; ".join(notes))
     tag = "optimal" if optimal else "not proven optimal"
     meta = {"row": row, "pddl_sha256": pddl_hash(domain, split, problem)}
     write_plan_file(domain, problem, plan.actions, [f"{tag}; fast downward {config.label}", ROW_TAG + json.dumps(meta)])

@@ -38,7 +38,7 @@ def episode(name: str) -> tuple[float, str]:
         return queue.pop(0)
 
     with FakeOpenAIServer(respond) as srv:
-        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="x", backoff_s=0.01, max_retries=1)
+        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="x", max_retries=1)
         record = make_agent(name, llm).run(gym.make("pddlworlds/Blocksworld-v0", max_episode_steps=len(ACTIONS)),
                                            options={"problem": "problem1"})
     assert [s.action for s in record.trajectory] == ACTIONS and all(s.valid for s in record.trajectory)

@@ -30,29 +30,34 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import os
 import re
 import resource
 import signal
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import up_fast_downward
 
-from pddlworlds.grounding import natural_key
-from pddlworlds.files import atomic_write
-from pddlworlds.planning import update_index
+from pddlworlds.catalogue import DEFAULT_SPLIT, domains
+from pddlworlds.pddl import domain_constants, normalise_domain, normalise_problem
+from pddlworlds.planning import (
+    parse_plan,
+    planner_version,
+    read_index,
+    update_index,
+    validate_plan,
+    write_plan_file,
+)
+from pddlworlds.planning.store import index_file
+from pddlworlds.planning.worker import run_killable
 
-REPO = Path(__file__).resolve().parent.parent
-DOMAINS_DIR = REPO / "pddl_domains"
-OUT_DIR = REPO / "planners"
-INDEX = OUT_DIR / "index.csv"
+OUT_DIR = index_file().parent
+INDEX = index_file()
 CHECK_FILE = OUT_DIR / "lama_first_check.csv"
 FD_ROOT = Path(up_fast_downward.__file__).resolve().parent / "downward"
 FD_BIN = FD_ROOT / "builds" / "release" / "bin"
@@ -150,109 +155,30 @@ class Outcome:
     message: str = ""
 
 
-def discover_tasks(domains: Sequence[str] | None) -> list[Task]:
-    """All problems under ``pddl_domains``, in a stable natural order."""
-    tasks: list[Task] = []
-    for domain_dir in sorted(DOMAINS_DIR.iterdir()):
-        if not (domain_dir / "domain.pddl").is_file():
-            continue
-        if domains and domain_dir.name not in domains:
-            continue
-        for split_dir in sorted((domain_dir / "problems").iterdir()):
-            for pfile in sorted(split_dir.glob("*.pddl"), key=lambda p: natural_key(p.stem)):
-                tasks.append(Task(domain_dir.name, split_dir.name, pfile.stem,
-                                  domain_dir / "domain.pddl", pfile))
-    return tasks
-
-
-# ----------------------------------------------------------------------------- PDDL helpers
-
-def _strip_comments(text: str) -> str:
-    return re.sub(r";[^\n]*", "", text)
-
-
-def domain_constants(domain_text: str) -> set[str]:
-    """Names declared in the domain's ``(:constants ...)`` block."""
-    match = re.search(r"\(:constants(.*?)\)", _strip_comments(domain_text), re.S | re.I)
-    if not match:
-        return set()
-    tokens = match.group(1).split()
-    names, skip_next = set(), False
-    for tok in tokens:
-        if skip_next:
-            skip_next = False
-        elif tok == "-":
-            skip_next = True
-        else:
-            names.add(tok.lower())
-    return names
-
-
-def normalise_problem(domain_text: str, problem_text: str) -> str:
-    """Drop object declarations that repeat domain constants (FD and UP reject them).
-
-    Tyreworld's public problems declare ``wrench jack pump - tool`` although the domain
-    declares them as constants; dropping the duplicate declaration leaves the task unchanged.
-    """
-    constants = domain_constants(domain_text)
-    text = _strip_comments(problem_text)
-    match = re.search(r"\(:objects(.*?)\)", text, re.S | re.I)
-    if not constants or not match:
-        return text
-    groups: list[tuple[list[str], str | None]] = []
-    current: list[str] = []
-    tokens = iter(match.group(1).split())
-    for tok in tokens:
-        if tok == "-":
-            groups.append((current, next(tokens)))
-            current = []
-        else:
-            current.append(tok)
-    if current:
-        groups.append((current, None))
-    lines = []
-    for names, typ in groups:
-        kept = [n for n in names if n.lower() not in constants]
-        if kept:
-            lines.append(" ".join(kept) + (f" - {typ}" if typ else ""))
-    body = "\n  ".join(lines)
-    return text[:match.start()] + f"(:objects\n  {body}\n)" + text[match.end():]
+def discover_tasks(domain_names: Sequence[str] | None) -> list[Task]:
+    """Every shipped problem, in the catalogue's order (domains, splits, problems in natural order)."""
+    return [Task(name, split, problem, d.domain_file, d.problem_file(problem, split))
+            for name, d in domains().items() if not domain_names or name in domain_names
+            for split in d.splits() for problem in d.problems(split)]
 
 
 # ----------------------------------------------------------------------------- processes
 
-def run_killable(cmd: Sequence[str], timeout_s: float, cwd: Path, stdin_path: Path | None,
-                 log_path: Path, env: dict[str, str] | None = None,
-                 memory_mb: int | None = None) -> tuple[int | None, float, float]:
-    """Run ``cmd`` niced in its own process group; SIGKILL the whole group at the timeout.
-
-    Returns ``(returncode, wall_s, cpu_s)``; ``returncode`` is ``None`` on timeout.
-    """
+def run_limited(cmd: Sequence[str], timeout_s: float, cwd: Path, stdin_path: Path | None, log_path: Path,
+                env: dict[str, str] | None = None, memory_mb: int | None = None) -> tuple[int | None, float, float]:
+    """``cmd`` niced and memory-capped under the library's killable runner: (exit code or None, wall s, cpu s)."""
     def limit() -> None:
         os.nice(15)
         if memory_mb:
-            limit_b = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit_b, limit_b))
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 1024 * 1024,) * 2)
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_before = usage.ru_utime + usage.ru_stime
     start = time.monotonic()
-    with open(log_path, "w") as log, \
-            (open(stdin_path) if stdin_path else open(os.devnull)) as stdin:
-        proc = subprocess.Popen(list(cmd), cwd=cwd, stdin=stdin, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True, preexec_fn=limit)
-        try:
-            code: int | None = proc.wait(timeout=max(timeout_s, 0.1))
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            try:  # no process of the group may outlive its run, whatever happened
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+    with open(log_path, "w") as log, (open(stdin_path) if stdin_path else open(os.devnull)) as stdin:
+        run = run_killable(cmd, max(timeout_s, 0.1), cwd=cwd, stdout=log, stdin=stdin, env=env, preexec_fn=limit)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return code, time.monotonic() - start, usage.ru_utime + usage.ru_stime - cpu_before
+    return run.returncode, time.monotonic() - start, usage.ru_utime + usage.ru_stime - cpu_before
 
 
 def _last_int(pattern: str, text: str) -> int | None:
@@ -264,12 +190,14 @@ def solve(task: Task, config: Config, timeout_s: float, memory_mb: int) -> Outco
     """Translate and search one task with ``config`` within ``timeout_s`` in all; parse the result."""
     with tempfile.TemporaryDirectory(prefix="prove_optimal_") as tmp:
         work = Path(tmp)
-        problem = work / "problem.pddl"
-        problem.write_text(normalise_problem(task.domain_file.read_text(),
-                                             task.problem_file.read_text()))
+        domain, problem = work / "domain.pddl", work / "problem.pddl"
+        domain_text, _ = normalise_domain(task.domain_file.read_text(), task.domain_file)
+        domain.write_text(domain_text)
+        problem.write_text(normalise_problem(task.problem_file.read_text(),
+                                             domain_constants(domain_text, task.domain_file), task.problem_file)[0])
         env = dict(os.environ, PYTHONPATH=str(FD_BIN))
-        code, wall, cpu = run_killable(
-            [sys.executable, "-m", "fast_downward.translate", str(task.domain_file), str(problem),
+        code, wall, cpu = run_limited(
+            [sys.executable, "-m", "fast_downward.translate", str(domain), str(problem),
              "--sas-file", "output.sas"],
             timeout_s, work, None, work / "translate.log", env, memory_mb)
         if code is None:
@@ -277,7 +205,7 @@ def solve(task: Task, config: Config, timeout_s: float, memory_mb: int) -> Outco
         if code != 0:
             tail = (work / "translate.log").read_text()[-300:]
             return Outcome("error", [], wall, cpu, message=f"translate exit {code}: {tail}")
-        code, s_wall, s_cpu = run_killable(
+        code, s_wall, s_cpu = run_limited(
             [str(DOWNWARD), *config.search_args, "--internal-plan-file", "plan"],
             timeout_s - wall, work, work / "output.sas", work / "search.log", None, memory_mb)
         log = (work / "search.log").read_text(errors="replace")
@@ -306,44 +234,23 @@ def solve(task: Task, config: Config, timeout_s: float, memory_mb: int) -> Outco
 # ----------------------------------------------------------------------------- validation & output
 
 def validate(task: Task, plan: list[str]) -> bool:
-    """Check the plan on the original task with unified-planning's validator."""
-    import unified_planning as up
-    from unified_planning.shortcuts import PlanValidator
-    from unified_planning.io import PDDLReader
-
-    up.shortcuts.get_environment().credits_stream = None
-    with tempfile.TemporaryDirectory(prefix="prove_optimal_val_") as tmp:
-        problem_path = Path(tmp) / "problem.pddl"
-        problem_path.write_text(normalise_problem(task.domain_file.read_text(),
-                                                  task.problem_file.read_text()))
-        reader = PDDLReader()
-        problem = reader.parse_problem(str(task.domain_file), str(problem_path))
-        up_plan = reader.parse_plan_string(problem, "\n".join(plan))
-        with PlanValidator(problem_kind=problem.kind) as validator:
-            return bool(validator.validate(problem, up_plan).status.name == "VALID")
+    """The library's check: the plan replays as text on the problem's world and unified-planning accepts it."""
+    return validate_plan(task.domain, task.problem, "\n".join(plan), task.split).valid
 
 
 def write_plan(task: Task, plan: list[str], comments: Sequence[str]) -> Path:
-    """Write ``planners/<domain>/<problem>.plan``: IPC actions, ``; cost = N (unit cost)``, comments."""
-    path = OUT_DIR / task.domain / f"{task.problem}.plan"
-    lines = [line.lower() for line in plan] + [f"; cost = {len(plan)} (unit cost)"]
-    lines += [f"; {c}" for c in comments]
-    atomic_write(path, lambda handle: handle.write("\n".join(lines) + "\n"))
-    return path
+    """``planners/<domain>/<problem>.plan`` in IPC format, by the library's plan writer."""
+    return write_plan_file(task.domain, task.problem, parse_plan("\n".join(plan)), comments)
 
 
-def read_csv(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
+def read_rows(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
     """Rows of an index-like CSV keyed by (domain, split, problem)."""
-    if not path.exists():
-        return {}
-    with open(path, newline="") as fh:
-        return {(r["domain"], r["split"], r["problem"]): r for r in csv.DictReader(fh)}
+    return {(r["domain"], r["split"], r["problem"]): r for r in read_index(path)}
 
 
 def planner_name() -> str:
-    """Name and version of the Fast Downward build used."""
-    version = re.search(r'__version__ = "([^"]+)"', (FD_ROOT / "driver" / "version.py").read_text())
-    return f"fast-downward {version.group(1) if version else '?'} (up-fast-downward)"
+    """Name and version of the Fast Downward build used, as the index's ``planner`` column has it."""
+    return planner_version("fd-opt")
 
 
 def describe_failure(config: Config, timeout_s: float, outcome: Outcome) -> str:
@@ -368,14 +275,14 @@ def prove(tasks: Iterable[Task], config: Config, timeout_s: float, memory_mb: in
     """Run ``config`` on every task not yet settled in the index, updating it after each."""
     from tqdm import tqdm
 
-    rows = read_csv(INDEX)
+    rows = read_rows(INDEX)
     todo = [t for t in tasks if force or t.key not in rows
             or (retry_unproven and rows[t.key]["optimal"] != "true")]
     bar = tqdm(todo, unit="problem")
     for task in bar:
         bar.set_description(f"{task.domain}/{task.problem} [{config.name}]")
         outcome = solve(task, config, timeout_s, memory_mb)
-        old = read_csv(INDEX).get(task.key)
+        old = read_rows(INDEX).get(task.key)
         earlier = old["notes"] if old and old["optimal"] != "true" and old["notes"] else ""
         if outcome.status == "solved":
             if not validate(task, outcome.plan):
@@ -414,8 +321,8 @@ def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int, f
     from tqdm import tqdm
 
     lama = _lama_first()
-    index = read_csv(INDEX)
-    done = read_csv(CHECK_FILE)
+    index = read_rows(INDEX)
+    done = read_rows(CHECK_FILE)
     all_ok = True
     for task in tqdm(list(tasks), unit="problem", desc="lama-first check"):
         if task.key in done and not force:
@@ -449,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per problem")
     parser.add_argument("--memory-mb", type=int, default=8000, help="address-space limit per process")
     parser.add_argument("--domains", nargs="*", help="restrict to these domains")
-    parser.add_argument("--splits", nargs="*", default=["agentboard"],
+    parser.add_argument("--splits", nargs="*", default=[DEFAULT_SPLIT],
                         help="problem splits to run (default: agentboard, the public problems)")
     parser.add_argument("--only", nargs="*", metavar="DOMAIN/PROBLEM", help="restrict to these problems")
     parser.add_argument("--retry-unproven", action="store_true",

@@ -10,6 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The run viewer's browser test drives Debian's chromium through Playwright (no browser download). Without
+# root or apt the test is skipped and says why.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ ! -x /usr/bin/chromium ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+        || echo "could not install chromium: the viewer's browser test will be skipped" >&2
+fi
+
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv

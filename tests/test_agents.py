@@ -137,7 +137,7 @@ class ScriptedModel:
 def play(name_or_agent, model, *, max_steps: int = 12, failures=(), problem: str = PROBLEM, **kwargs):
     with FakeOpenAIServer(model, failures=failures) as srv:
         llm = OpenAICompatibleLLM(
-            "fake-model", base_url=srv.base_url, api_key="test", backoff_s=0.01, timeout=5.0, max_retries=1
+            "fake-model", base_url=srv.base_url, api_key="test", timeout=5.0, max_retries=1
         )
         agent = make_agent(name_or_agent, llm, **kwargs) if isinstance(name_or_agent, str) else name_or_agent(llm)
         record = agent.run(make_env(max_steps), options={"problem": problem})
@@ -456,6 +456,30 @@ def test_exceptions_from_the_backend_propagate(name: str) -> None:
     agent = make_agent(name, RaisingLLM())
     with pytest.raises(ConnectionError, match="endpoint gone"):
         agent.run(make_env(3), options={"problem": PROBLEM})
+
+
+@pytest.mark.parametrize("name", LLM_AGENT_NAMES)
+def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
+    replies = [
+        "",  # empty content: the backend reports an error
+        "   \n ",
+        "I am not sure what to do",
+        f"Subgoal: {SUBGOAL_1}\nAction: {PLAN[0]}",
+    ]
+    # Replies without content are the model's (invalid steps); endpoint faults (invalid JSON, 5xx after the
+    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those (issue 15).
+    failures = ["null", "empty", "null"]
+    record, requests, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
+    t = record.trajectory
+    assert record.steps == 7 and len(t) == 7
+    for step in t[:5]:
+        assert step.action == "" and not step.valid and step.action_kind == "invalid"
+        assert step.calls[0].error
+    errors = [step.calls[0].error for step in t[:5]]
+    assert errors[0] == errors[2] == "no message content" and errors[1] == errors[3] == errors[4] == "empty reply"
+    assert t[5].action == "I am not sure what to do" and not t[5].valid and t[5].calls[0].error is None
+    assert t[6].action == PLAN[0] and t[6].valid
+    assert t[6].memory_view.count("Action: \n") == 5  # the empty actions are in the memory as steps
 
 
 # ---- parsing ---------------------------------------------------------------------------------------

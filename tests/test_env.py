@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pddlworlds.catalogue import domains
 from pddlworlds.pddl import PDDLNormalisationWarning
 from pddlworlds.registration import DEFAULT_MAX_EPISODE_STEPS, env_id
 from pddlworlds.text import CHARSET
@@ -110,7 +111,7 @@ def test_render_modes(domain_name, mode: str, make_env, capsys) -> None:
 
 
 def test_spaces_and_registration(env_ids) -> None:
-    assert env_ids == [env_id(d) for d in ("barman", "blocksworld", "gripper", "tyreworld")]
+    assert env_ids == [env_id(d) for d in domains()]
     for id_ in env_ids:
         spec = gym.spec(id_)
         assert spec.max_episode_steps == DEFAULT_MAX_EPISODE_STEPS == 30
@@ -298,7 +299,7 @@ texts = st.one_of(
     max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 @given(
-    domain=st.sampled_from(["blocksworld", "gripper", "tyreworld", "barman"]),
+    domain=st.sampled_from(list(domains())),
     prefix=st.integers(0, 3),
     seed=st.integers(0, 2**16),
     text=texts,

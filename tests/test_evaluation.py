@@ -20,17 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from pddlworlds.catalogue import domains
 from pddlworlds.evaluation import metrics as M
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.cli import parse_seeds
 from pddlworlds.evaluation.report import load_run, write_report
-from pddlworlds.evaluation.runner import (
-    BackendSpec,
-    ConfigMismatchError,
-    RunPlan,
-    RunStore,
-    run_evaluation,
-)
+from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -435,7 +430,7 @@ def test_openai_backend_with_threads(tmp_path: Path) -> None:
 
 
 def test_server_gone_mid_run_stops_without_storing(tmp_path: Path) -> None:
-    from pddlworlds.evaluation.runner import RunStopped
+    from pddlworlds.evaluation import RunStopped
     from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
     srv = FakeOpenAIServer("check valid actions").start()
@@ -488,6 +483,13 @@ def test_cli_backend_choice_and_ray_hint(tmp_path: Path, monkeypatch: pytest.Mon
         ["eval", "--agents", WALKER, "--backend", "ray", "--out", str(tmp_path / "r"), "--no-progress"]
     )
     assert code == 2 and "pip install 'pddlworlds[ray]'" in err
+    assert "--backend is now --executor" in err  # the old spelling still works, with a note
+    code, _, err = run_cli(
+        ["eval", "--agents", WALKER, "--executor", "ray", "--out", str(tmp_path / "r2"), "--no-progress"]
+    )
+    assert code == 2 and "pip install 'pddlworlds[ray]'" in err and "--executor ray needs Ray" in err
+    code, _, err = run_cli(["eval", "--agents", WALKER, "--executor", "spark", "--out", str(tmp_path)])
+    assert code == 2 and "invalid choice: 'spark'" in err
 
 
 def test_parse_seeds() -> None:
@@ -520,7 +522,7 @@ def test_problem_selection(capsys: pytest.CaptureFixture[str]) -> None:
     }
     default = plan_for([])  # the quick run: HiAgent and STANDARD, one problem of every domain, embedded model
     assert default.agents == ["hiagent", "standard"] and default.backend.kind == "embedded"
-    assert sorted(default.problems) == ["barman", "blocksworld", "gripper", "tyreworld"]
+    assert sorted(default.problems) == sorted(domains())
     assert all(len(p) == 1 for p in default.problems.values()) and default.max_steps == 30
 
 
@@ -584,8 +586,67 @@ def test_ray_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         plan = small_plan(seeds=[0], problems={"blocksworld": ["problem1", "problem2"]})
-        result = run_evaluation(plan, tmp_path / "ray", workers=1, backend="ray", progress=False)
+        result = run_evaluation(plan, tmp_path / "ray", workers=1, executor="ray", progress=False)
         clean = run_evaluation(plan, tmp_path / "local", progress=False)
     finally:
         ray.shutdown()
     assert result.complete and comparable(result.lines) == comparable(clean.lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# The metrics table.
+
+
+def with_context(record: EpisodeRecord, tokens: int) -> EpisodeRecord:
+    for s in record.trajectory:
+        s.context_tokens = tokens
+    return record
+
+
+def test_context_uses_in_trial_tokens_when_recorded() -> None:
+    records = hand_records()
+    assert M.context_measure(records) == "prompt_tokens_per_step"
+    a, b, c, d = records
+    with_context(a, 40), with_context(b, 40), with_context(c, 10), with_context(d, 10)
+    assert M.context_tokens_per_step(a) == 40
+    assert M.context_measure(records) == "context_tokens_per_step"
+    s = M.summarize(records, max_steps=10)
+    hi = s[("blocksworld", "hiagent")]
+    assert hi["context_tokens_per_step"] == 10 and hi["context_rel"] == 0.25  # in-trial, not the prompt's 0.5
+    assert hi["prompt_tokens_per_step"] == 45  # the whole prompt stays
+    partial = episode("standard", "p3", False, 0.0, [step(1, True, 0.0, 10)], 3, 1.0)
+    partial.trajectory[0].context_tokens = None
+    assert M.context_tokens_per_step(partial) is None
+
+
+def test_report_says_which_context_was_measured(tmp_path: Path) -> None:
+    records = hand_records()
+    for r in records:
+        with_context(r, 40 if r.agent == "standard" else 10)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "episodes.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in records))
+    text = write_report(out, plots=False).read_text()
+    assert "context %: mean in-trial context tokens per step" in text
+    assert "| in-trial tokens/step |" in text and "| tokens/step |" in text
+    assert "| Blocksworld | HiAgent | 2 | 50.0 | 87.5 | 6.5 | 25.0 |" in text
+
+
+def test_a_new_metric_is_one_table_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    longest = M.Metric(
+        "longest_action",
+        lambda rows: max(m["longest_action"] for m in rows),
+        lambda r, _: max((len(s.action) for s in r.trajectory), default=0),
+        table="efficiency",
+        label="longest action",
+        digits=0,
+    )
+    monkeypatch.setattr(M, "METRICS", (*M.METRICS, longest))
+    records = hand_records()
+    assert M.episode_metrics(records[0], 10)["longest_action"] == 2
+    assert M.summarize(records, 10)[("blocksworld", "hiagent")]["longest_action"] == 3
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "episodes.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in records))
+    text = write_report(out, plots=False).read_text()
+    assert "| executability % | longest action |" in text

@@ -216,3 +216,25 @@ def test_solvable_all(domain):
         warnings.simplefilter("ignore")
         for name in NAMES:
             _solve(domain, name)
+
+
+def test_a_new_domain_is_one_registry_entry(tmp_path, monkeypatch):
+    """A generator registered in `GENERATORS` (what a new domain module adds) is used by name, and only by name."""
+    from pddlworlds import generators
+
+    def build(rng, size, name, level):
+        return f"(define (problem {name}) ; {level} {size} {rng.randint(0, 9)}\n)\n", {"things": size}
+
+    toy = generators.DomainGenerator("toy", {"easy": (1, 2), "medium": (3, 3), "hard": (4, 4)},
+                                     lambda n, level, index: f"toy-{n}-{level}-{index}", build)
+    monkeypatch.setitem(generators.GENERATORS, "toy", toy)
+    monkeypatch.setitem(generators.SIZES, "toy", toy.sizes)
+    problem = generate_problem("toy", "easy", 2, seed=5)
+    assert problem.parameters == {"things": 2}
+    assert problem.text.startswith(HEADER_MARK) and "(define (problem toy-2-easy-2)" in problem.text
+    assert problem.text == generate_problem("toy", "easy", 2, seed=5).text
+    written = generate_split(tmp_path, seed=5, domains=["toy"], levels=["easy"], per_level=2)
+    assert [p.name for p in written] == ["easy-01.pddl", "easy-02.pddl"]
+    assert written[1].read_text() == problem.text
+    with pytest.raises(ValueError, match="unknown domain 'nope'"):
+        generate_problem("nope", "easy", 1)

@@ -300,7 +300,7 @@ PROBLEM = "problem1"
 def play(name: str, **kwargs) -> list[dict]:
     with FakeOpenAIServer("Action: pickup b1\nSubgoal: x") as srv:
         llm = OpenAICompatibleLLM(
-            "fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1
+            "fake-model", base_url=srv.base_url, api_key="t", timeout=5.0, max_retries=1
         )
         agent = make_agent(name, llm, **kwargs)
         record = agent.run(
@@ -352,7 +352,7 @@ def test_generation_call_sees_numbered_rules_and_edits_the_store() -> None:
     )
     with FakeOpenAIServer("- AGREE 3\nADD task: Stack from the bottom.\nREMOVE 2\nwhat?") as srv:
         llm = OpenAICompatibleLLM(
-            "fake-model", base_url=srv.base_url, api_key="t", backoff_s=0.01, timeout=5.0, max_retries=1
+            "fake-model", base_url=srv.base_url, api_key="t", timeout=5.0, max_retries=1
         )
         log = update_store(store, experience, llm)
     request = srv.chat_requests[0]

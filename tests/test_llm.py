@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from typing import Any
 
@@ -12,6 +13,7 @@ from pddlworlds.llm import (
     LLM,
     Completion,
     EmbeddedLLM,
+    LLMServiceError,
     LLMUnavailableError,
     Message,
     OpenAICompatibleLLM,
@@ -27,7 +29,7 @@ USER = Message("user", "Block a is on the table. What do you do?")
 
 
 def make_llm(srv: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleLLM:
-    options: dict[str, Any] = {"api_key": "test-key", "backoff_s": 0.01, "timeout": 5.0}
+    options: dict[str, Any] = {"api_key": "test-key", "timeout": 5.0}
     options.update(kwargs)
     return OpenAICompatibleLLM("fake-model", base_url=srv.base_url, **options)
 
@@ -72,45 +74,106 @@ def test_stop_sequences_passed_through() -> None:
     assert out.text == "(stack a b)"
 
 
-def test_retries_429_then_500_then_success() -> None:
+def test_client_retries_429_then_500_then_success() -> None:
     with FakeOpenAIServer(["ok"], failures=[429, 500]) as srv:
         out = make_llm(srv).chat([USER])
     assert out.error is None and out.text == "ok"
     assert len(srv.chat_requests) == 3
 
 
-def test_retries_timeout() -> None:
+def test_client_retries_timeout() -> None:
     with FakeOpenAIServer(["ok"], failures=["timeout"], hang_s=1.0) as srv:
         out = make_llm(srv, timeout=0.2).chat([USER])
     assert out.error is None and out.text == "ok"
     assert len(srv.chat_requests) == 2
 
 
-def test_gives_up_after_max_retries() -> None:
-    with FakeOpenAIServer(["never"], failures=[503] * 5) as srv:
-        out = make_llm(srv, max_retries=2).chat([USER])
-    assert out.text == "" and out.error is not None
-    assert "3 attempts" in out.error and "503" in out.error
+@pytest.mark.parametrize(
+    ("failures", "kind", "status"), [([503] * 5, "server_error", "503"), ([429] * 5, "rate_limited", "429")]
+)
+def test_fault_after_the_clients_retries_raises(failures: list[int], kind: str, status: str) -> None:
+    with FakeOpenAIServer(["never"], failures=failures) as srv, pytest.raises(LLMServiceError) as caught:
+        make_llm(srv, max_retries=2).chat([USER])
+    assert caught.value.kind == kind and caught.value.attempts == 3
+    assert f"HTTP {status}" in caught.value.message and "3 attempts" in caught.value.message
+    assert caught.value.as_record() == {"kind": kind, "message": caught.value.message, "count": 3}
     assert len(srv.chat_requests) == 3
 
 
-def test_no_retry_on_400() -> None:
-    with FakeOpenAIServer(["unused"], failures=[400]) as srv:
-        out = make_llm(srv).chat([USER])
-    assert out.text == "" and out.error is not None and "HTTP 400" in out.error
-    assert out.raw is not None and "injected" in out.raw
+def test_400_is_rejected_without_retry() -> None:
+    with FakeOpenAIServer(["unused"], failures=[400]) as srv, pytest.raises(LLMServiceError) as caught:
+        make_llm(srv).chat([USER])
+    assert (
+        caught.value.kind == "rejected"
+        and "HTTP 400" in caught.value.message
+        and "injected" in caught.value.message
+    )
     assert len(srv.chat_requests) == 1
 
 
-@pytest.mark.parametrize("mode", ["empty", "null", "no_choices", "malformed"])
-def test_malformed_or_empty_reply_is_an_error_completion(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "kind"), [("no_choices", "no_choices"), ("malformed", "invalid_reply")])
+def test_unusable_reply_raises(mode: str, kind: str) -> None:
     with FakeOpenAIServer(["later"], failures=[mode]) as srv:
         llm = make_llm(srv)
-        out = llm.chat([USER])
-        assert isinstance(out, Completion)
-        assert out.text == "" and out.error is not None and out.raw
+        with pytest.raises(LLMServiceError) as caught:
+            llm.chat([USER])
+        assert caught.value.kind == kind
         assert len(srv.chat_requests) == 1  # not retried: the next call gets the next reply
         assert llm.chat([USER]).text == "later"
+
+
+@pytest.mark.parametrize("mode", ["empty", "null"])
+def test_empty_reply_is_the_models_answer(mode: str) -> None:
+    with FakeOpenAIServer(["later"], failures=[mode]) as srv:
+        out = make_llm(srv).chat([USER])
+    assert isinstance(out, Completion) and out.text == "" and out.error is not None and out.raw
+
+
+def test_hanging_server_times_out_after_the_retries() -> None:
+    with FakeOpenAIServer(["never"], failures=["timeout"] * 5, hang_s=3.0) as srv:
+        start = time.perf_counter()
+        with pytest.raises(LLMServiceError) as caught:
+            make_llm(srv, timeout=0.2, max_retries=1).chat([USER])
+        assert caught.value.kind == "timeout" and caught.value.attempts == 2
+        assert time.perf_counter() - start < 2.5
+        assert len(srv.chat_requests) == 2
+
+
+def test_call_deadline_bounds_a_call_and_stops_its_retries() -> None:
+    with FakeOpenAIServer(["never"], failures=["timeout"] * 50, hang_s=5.0) as srv:
+        start = time.perf_counter()
+        with pytest.raises(LLMServiceError) as caught:
+            make_llm(srv, timeout=0.4, max_retries=20, deadline_s=1.0).chat([USER])
+        took = time.perf_counter() - start
+        assert caught.value.kind == "deadline" and "1 s" in caught.value.message
+        assert 0.9 < took < 1.8
+        sent = len(srv.chat_requests)
+        time.sleep(1.5)
+        assert len(srv.chat_requests) == sent  # no attempt after the deadline
+
+
+def test_cancel_ends_calls_in_flight_and_refuses_new_ones() -> None:
+    with FakeOpenAIServer(["never"], failures=["timeout"] * 10, hang_s=5.0) as srv:
+        llm = make_llm(srv, timeout=4.0, max_retries=3)
+        caught: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                llm.chat([USER])
+            except BaseException as exc:  # noqa: BLE001 - inspected below
+                caught.append(exc)
+
+        worker = threading.Thread(target=call)
+        worker.start()
+        time.sleep(0.3)
+        start = time.perf_counter()
+        llm.cancel()
+        worker.join(timeout=2)
+        assert not worker.is_alive() and time.perf_counter() - start < 1.0
+        assert isinstance(caught[0], LLMServiceError) and caught[0].kind == "cancelled"
+        with pytest.raises(LLMServiceError, match="cancelled"):
+            llm.chat([USER])
+        assert len(srv.chat_requests) == 1
 
 
 def test_check_available_ok() -> None:
@@ -120,21 +183,31 @@ def test_check_available_ok() -> None:
 
 
 def test_server_down_fails_fast() -> None:
-    llm = OpenAICompatibleLLM(
-        "m", base_url=f"http://127.0.0.1:{closed_port()}/v1", backoff_s=0.01, max_retries=1
-    )
+    llm = OpenAICompatibleLLM("m", base_url=f"http://127.0.0.1:{closed_port()}/v1", max_retries=1)
     start = time.perf_counter()
     with pytest.raises(LLMUnavailableError, match=r"cannot reach http://127\.0\.0\.1"):
         llm.check_available()
     assert time.perf_counter() - start < 3
-    out = llm.chat([USER])  # during an episode: an error completion, not an exception
-    assert out.text == "" and out.error is not None and "2 attempts" in out.error
+    with pytest.raises(LLMServiceError) as caught:  # during an episode: a fault, not an agent's action
+        llm.chat([USER])
+    assert caught.value.kind == "connection" and caught.value.attempts == 2
 
 
 def test_count_tokens_is_positive_and_monotone() -> None:
-    llm = OpenAICompatibleLLM("fake-model", base_url="http://127.0.0.1:9/v1")
+    llm = OpenAICompatibleLLM("fake-model", base_url="http://127.0.0.1:9/v1", tokenizer="estimate")
     assert llm.count_tokens("") == 0
     assert 0 < llm.count_tokens("hello world") < llm.count_tokens("hello world " * 20)
+    assert llm.token_counting.startswith("an estimate")
+
+
+def test_server_tokenizer_is_used_and_named() -> None:
+    with FakeOpenAIServer("ok", tokenize=True) as srv:
+        llm = make_llm(srv)
+        assert llm.count_tokens("one two three") == 3
+        assert "the server's tokenizer" in llm.token_counting and "/tokenize" in llm.token_counting
+        assert llm.describe()["token_counting"] == llm.token_counting
+    with FakeOpenAIServer("ok") as srv:  # no /tokenize there, and tiktoken does not know "fake-model"
+        assert make_llm(srv).token_counting.startswith("an estimate")
 
 
 def test_responder_errors_surface_in_test() -> None:
@@ -142,9 +215,45 @@ def test_responder_errors_surface_in_test() -> None:
         raise KeyError("oops")
 
     with pytest.raises(KeyError), FakeOpenAIServer(broken) as srv:
-        out = make_llm(srv).chat([USER])
-        assert out.error is not None and "oops" in out.error
+        with pytest.raises(LLMServiceError, match="oops"):
+            make_llm(srv).chat([USER])
         assert len(srv.chat_requests) == 1  # answered 400: not retried
+
+
+# ------------------------------------------------------------------------------------------------
+# Reasoning-model endpoints.
+
+
+def test_max_completion_tokens_where_the_server_wants_it() -> None:
+    with FakeOpenAIServer(["a", "b"], wants_max_completion_tokens=True) as srv:
+        llm = make_llm(srv)
+        assert llm.chat([USER], max_tokens=32).text == "a"
+        assert llm.chat([USER], max_tokens=32).text == "b"
+    bodies = srv.chat_requests
+    assert len(bodies) == 3 and "max_tokens" in bodies[0]
+    assert all(b.get("max_completion_tokens") == 32 and "max_tokens" not in b for b in bodies[1:])
+    assert llm.adjustments() == {"dropped_parameters": [], "token_limit_parameter": "max_completion_tokens"}
+
+
+def test_rejected_parameters_are_dropped_for_the_rest_of_the_run() -> None:
+    with FakeOpenAIServer(["a", "b"], rejects=["stop", "temperature"]) as srv:
+        llm = make_llm(srv)
+        assert llm.chat([USER], stop=["\n"]).text == "a"
+        assert llm.chat([USER], stop=["\n"]).text == "b"
+    bodies = srv.chat_requests
+    assert len(bodies) == 4  # one 400 per parameter, once; then the second call goes straight through
+    assert all("stop" not in b and "temperature" not in b for b in bodies[2:])
+    assert llm.adjustments()["dropped_parameters"] == ["stop", "temperature"]
+
+
+def test_reasoning_text_is_never_the_reply() -> None:
+    with FakeOpenAIServer(["(pick-up c)"], reasoning="I should (unstack a b) first") as srv:
+        assert make_llm(srv).chat([USER]).text == "(pick-up c)"
+    with FakeOpenAIServer(["<think>maybe (unstack a b)</think>\n(pick-up c)"]) as srv:
+        assert make_llm(srv).chat([USER]).text == "(pick-up c)"
+    with FakeOpenAIServer([""], reasoning="(unstack a b)") as srv:
+        out = make_llm(srv).chat([USER])
+        assert out.text == "" and out.error == "empty reply"
 
 
 def test_gemma_template() -> None:
@@ -215,6 +324,8 @@ def test_embedded_prefix_cache_speeds_up_growing_prompt(embedded: EmbeddedLLM) -
 def test_plain_format_ends_on_the_action_cue_or_a_new_line():
     from pddlworlds.llm import Message, format_plain
 
-    text = format_plain([Message("system", "Rules."), Message("user", "Goal: x.\nYour next action.\nAction:")])
+    text = format_plain(
+        [Message("system", "Rules."), Message("user", "Goal: x.\nYour next action.\nAction:")]
+    )
     assert text == "Rules.\n\nGoal: x.\nYour next action.\nAction:"
     assert format_plain([Message("system", "Rules."), Message("user", "Summarise:")]).endswith("Summarise:\n")

@@ -11,10 +11,10 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds import planning
 from pddlworlds.agents.scripted import ExpertAgent, RandomAgent
-from pddlworlds.catalogue import get_domain
+from pddlworlds.catalogue import domains, get_domain
 from pddlworlds.planning import (
+    INDEX_COLUMNS,
     PLANNERS,
     ExpertStep,
     PlanStatus,
@@ -23,11 +23,13 @@ from pddlworlds.planning import (
     optimal_length,
     parse_plan,
     solve,
+    store,
     stored_plan,
     update_index,
     validate_plan,
 )
-from pddlworlds.planning_cli import add_plan_parsers
+from pddlworlds.planning.cli import add_plan_parsers
+from pddlworlds.planning.worker import tagged_pids
 from pddlworlds.plans import plan_file, read_index
 
 pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.pddl.PDDLNormalisationWarning")
@@ -78,7 +80,7 @@ def test_optimal_length_reads_the_index(monkeypatch):
         {"domain": "gripper", "split": "agentboard", "problem": "prob02", "length": "17", "optimal": "false"},
         {"domain": "gripper", "split": "agentboard", "problem": "prob03", "length": "", "optimal": "false"},
     ]
-    monkeypatch.setattr(planning, "read_index", lambda: rows)
+    monkeypatch.setattr(store, "read_index", lambda: rows)
     assert optimal_length("gripper", "prob01") == 11
     assert optimal_length("gripper", "prob01", split="generated") is None
     assert optimal_length("gripper", "prob02") is None
@@ -112,7 +114,62 @@ def test_update_index_merges_rows(tmp_path):
     assert [r["problem"] for r in rows] == ["g2", "g10"]  # natural order
     assert rows[1]["length"] == "4"
     assert (tmp_path / "index.csv.lock").exists()
-    assert list(rows[0]) == planning.INDEX_COLUMNS
+    assert list(rows[0]) == INDEX_COLUMNS
+
+
+def test_replay_on_the_world_and_case_insensitive_lookup():
+    from pddlworlds.planning import replay, resolve_target, world_of
+
+    target = resolve_target("blocksworld", "problem1")
+    world = world_of(target)
+    actions = stored_plan("blocksworld", "problem1") or list(solve("blocksworld", "problem1").actions)
+    played = replay(world, actions, world.initial_state)
+    assert played.goal and played.reason == "" and len(played.indices) == len(actions) == len(played.states) - 1
+    shouted = [(s.upper(), tuple(a.upper() for a in args)) for s, args in actions]
+    assert replay(world, shouted, world.initial_state).indices == played.indices
+    assert world.action_of("STACK", ("nope", "b1")) is None
+    short = replay(world, actions[:-1], world.initial_state)
+    assert short.indices is not None and not short.goal
+    bad = replay(world, [actions[1], *actions], world.initial_state)
+    assert bad.indices is None and not bad.goal and bad.reason.startswith("step 1: (") and "not applicable" in bad.reason
+    unknown = replay(world, [("fly", ("b1",))], world.initial_state)
+    assert unknown.reason == "step 1: (fly b1) is not an action of this problem"
+
+
+def test_planning_does_not_import_the_environment():
+    """The planner sits above env.py: importing its whole front (and CLI) must not load the environment."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pddlworlds.planning, pddlworlds.planning.cli, pddlworlds.planning.worker; "
+            "print(sorted(m for m in sys.modules if m == 'pddlworlds.env'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_worker_entry_point_rejects_wrong_arguments():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "pddlworlds.planning.worker", "only-one"], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 2 and "usage: python -m pddlworlds.planning.worker" in out.stderr
+
+
+def test_run_killable_kills_the_whole_group(tmp_path):
+    import sys
+
+    from pddlworlds.planning.worker import run_killable
+
+    script = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    with open(tmp_path / "log", "wb") as log:
+        start = time.monotonic()
+        run = run_killable([sys.executable, "-c", script], 1.5, cwd=tmp_path, stdout=log)
+    assert run.timed_out and run.returncode is None and time.monotonic() - start < 10
+    assert tagged_pids(run.token) == []
+    with open(tmp_path / "log", "wb") as log:
+        done = run_killable([sys.executable, "-c", "raise SystemExit(3)"], 30, cwd=tmp_path, stdout=log)
+    assert not done.timed_out and done.returncode == 3
 
 
 # ---- solve() -----------------------------------------------------------------------------------
@@ -134,7 +191,7 @@ def test_solve_small_problem(planner):
         assert text in env.unwrapped.valid_actions()
         *_, terminated, _, info = env.step(text)
     assert terminated and info["success"]
-    assert planning._tagged_pids(plan.details["worker_token"]) == []
+    assert tagged_pids(plan.details["worker_token"]) == []
 
 
 @pytest.mark.parametrize("planner", ["fd-opt", "pyperplan-sat"])
@@ -157,7 +214,7 @@ def test_timeout_kills_every_planner_process(tmp_path):
     def watch():
         while not stop.is_set():
             if started:
-                for pid in planning._tagged_pids(started[0][1]):
+                for pid in tagged_pids(started[0][1]):
                     try:
                         with open(f"/proc/{pid}/cmdline", "rb") as handle:
                             seen[pid] = handle.read().replace(b"\0", b" ").decode(errors="replace")
@@ -176,7 +233,7 @@ def test_timeout_kills_every_planner_process(tmp_path):
     assert timeout <= plan.time_s < timeout + 5
     assert any("pddlworlds.planning" in cmd for cmd in seen.values())  # the watcher saw the worker
     time.sleep(0.2)
-    assert planning._tagged_pids(started[0][1]) == [], "a planner process outlived its timeout"
+    assert tagged_pids(started[0][1]) == [], "a planner process outlived its timeout"
     for pid in seen:  # and nothing of it, e.g. `downward`, is left in any state
         try:
             with open(f"/proc/{pid}/stat") as handle:
@@ -271,7 +328,7 @@ def test_cmd_plan_json(capsys):
     assert validate_plan("gripper", "prob01", [(s, tuple(a)) for s, a in result["actions"]]).valid
 
 
-@pytest.mark.parametrize("domain", ["blocksworld", "gripper", "tyreworld", "barman"])
+@pytest.mark.parametrize("domain", sorted(domains()))
 def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domain):
     import gymnasium as gym
 

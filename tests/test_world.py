@@ -82,7 +82,7 @@ def test_meta_actions_leave_the_state(world_of) -> None:
     assert look.state == state and look.valid and look.observation == world.observe(state, "full")
 
 
-def test_action_texts_that_read_as_meta_actions_go_through_the_parser(tmp_path) -> None:
+def test_a_listed_action_wins_over_the_meta_action_its_words_contain(tmp_path) -> None:
     from pddlworlds.world import World
 
     (tmp_path / "domain.pddl").write_text(
@@ -96,8 +96,13 @@ def test_action_texts_that_read_as_meta_actions_go_through_the_parser(tmp_path) 
     (tmp_path / "text.toml").write_text('[actions]\npeek = ["look around {x}"]\npoke = ["poke {x}"]\n')
     world = World.load(tmp_path / "domain.pddl", tmp_path / "p.pddl")
     assert world.valid_actions(world.initial_state) == ["look around a", "poke a"]
-    # the parser reads meta-actions first, and the environment must agree with its parser
-    assert world.step(world.initial_state, "look around a", "full").kind == "look around"
+    # issue 15: an exact listed action is preferred over a meta-action, and environment and parser agree
+    peek = world.step(world.initial_state, "look around a", "full")
+    assert peek.kind == "action" and peek.action == "look around a" and peek.state != world.initial_state
+    assert world.parser.parse("Look around a.") == world.parser.parse("look around a")
+    assert world.parser.parse("look around a").schema == "peek"
+    assert world.step(world.initial_state, "look around", "full").kind == "look around"
+    assert world.step(world.initial_state, "please look around", "full").kind == "look around"
     poke = world.step(world.initial_state, "poke a", "full")
     assert poke.kind == "action" and poke.state != world.initial_state
     assert world.step(world.initial_state, "Poke a.", "full").state == poke.state

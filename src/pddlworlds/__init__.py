@@ -5,9 +5,8 @@ Importing the package registers `pddlworlds/<Domain>-v0` for every shipped domai
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .registration import make_env, register_envs  # noqa: E402
+from .registration import make_env, register_envs
+from .version import __version__
 
 register_envs()
 

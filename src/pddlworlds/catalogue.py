@@ -18,9 +18,26 @@ from pathlib import Path
 from .files import atomic_write
 from .grounding import natural_key
 from .host import cache_dir
-from .pddl import Literal, LiftedTask, PDDLError, PDDLNormalisationWarning, Schema, read_task
+from .pddl import (
+    MAX_PDDL_BYTES,
+    Literal,
+    LiftedTask,
+    PDDLNormalisationWarning,
+    Schema,
+    read_pddl_bytes,
+    read_task,
+)
 
-__all__ = ["Domain", "data_dir", "domains", "get_domain", "load_task", "DEFAULT_SPLIT"]
+__all__ = [
+    "Domain",
+    "data_dir",
+    "domains",
+    "get_domain",
+    "load_task",
+    "check_split_name",
+    "names_shipped_domain",
+    "DEFAULT_SPLIT",
+]
 
 DEFAULT_SPLIT = "agentboard"
 _CACHE_FORMAT = "1"
@@ -33,6 +50,27 @@ def data_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"data folder {name!r} not found beside {here}; is the package installed whole?")
+
+
+def check_split_name(split: str) -> str:
+    """`split` if it is a plain name; a path is refused, so `split=` never loads an arbitrary folder."""
+    text = os.fspath(split)
+    if not text or text in (".", "..") or "/" in text or os.sep in text or (os.altsep and os.altsep in text):
+        raise ValueError(
+            f"split must be the name of one of the domain's splits, not a path: {text!r}; to play problem "
+            "files of your own, use pddlworlds.make_env(domain_file, [problem files]) (or the CLI's "
+            "explicit problem-folder option where it has one)"
+        )
+    return text
+
+
+def names_shipped_domain(text: str | os.PathLike) -> bool:
+    """Whether `text` names a shipped domain rather than a file: a shipped name wins over a file of that
+    name in the working directory; a path (a separator, or a `.pddl` name) always means the file."""
+    text = os.fspath(text)
+    if "/" in text or os.sep in text or text.lower().endswith(".pddl"):
+        return False
+    return text.lower() in domains()
 
 
 @dataclass(frozen=True)
@@ -53,7 +91,7 @@ class Domain:
         return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
     def problems(self, split: str = DEFAULT_SPLIT) -> list[str]:
-        folder = self.folder / "problems" / split
+        folder = self.folder / "problems" / check_split_name(split)
         if not folder.is_dir():
             raise ValueError(
                 f"domain {self.name!r} has no split {split!r}; splits: {', '.join(self.splits()) or 'none'}"
@@ -61,7 +99,7 @@ class Domain:
         return sorted((p.stem for p in folder.glob("*.pddl")), key=natural_key)
 
     def problem_file(self, problem: str, split: str = DEFAULT_SPLIT) -> Path:
-        path = self.folder / "problems" / split / f"{problem}.pddl"
+        path = self.folder / "problems" / check_split_name(split) / f"{problem}.pddl"
         if not path.is_file():
             known = self.problems(split)
             raise ValueError(
@@ -138,20 +176,24 @@ def _from_json(text: str) -> tuple[LiftedTask, list[str]]:
     return task, d["notes"]
 
 
-def load_task(domain_file: str | Path, problem_file: str | Path) -> LiftedTask:
-    """`read_task`, remembered on disk by content; normalisation warnings are repeated on a cache hit."""
-    from . import __version__
+def load_task(
+    domain_file: str | Path, problem_file: str | Path, *, max_file_bytes: int = MAX_PDDL_BYTES
+) -> LiftedTask:
+    """`read_task`, remembered on disk by content; normalisation warnings are repeated on a cache hit.
+
+    Files are checked (present, at most `max_file_bytes`, UTF-8) before anything else reads them.
+    """
+    from .version import __version__
 
     domain_file, problem_file = Path(domain_file), Path(problem_file)
+    domain_bytes = read_pddl_bytes(domain_file, max_file_bytes)
+    problem_bytes = read_pddl_bytes(problem_file, max_file_bytes)
     cache = _cache_dir()
     if cache is None:
-        return read_task(domain_file, problem_file)
-    try:
-        key = hashlib.sha256(
-            b"\0".join([_CACHE_FORMAT.encode(), __version__.encode(), domain_file.read_bytes(), problem_file.read_bytes()])
-        ).hexdigest()
-    except OSError as exc:
-        raise PDDLError(f"cannot read file: {exc.strerror}", exc.filename) from exc
+        return read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)
+    key = hashlib.sha256(
+        b"\0".join([_CACHE_FORMAT.encode(), __version__.encode(), domain_bytes, problem_bytes])
+    ).hexdigest()
     entry = cache / f"{key}.json"
     if entry.is_file():
         try:
@@ -164,7 +206,7 @@ def load_task(domain_file: str | Path, problem_file: str | Path) -> LiftedTask:
             return task
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLNormalisationWarning)
-        task = read_task(domain_file, problem_file)
+        task = read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)
     notes = [str(w.message) for w in caught if issubclass(w.category, PDDLNormalisationWarning)]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -4,6 +4,7 @@
     pddlworlds play tyreworld [--problem p01]   play a problem in the terminal
     pddlworlds plan / expert             the classical planner (see `pddlworlds plan -h`)
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
+    pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ import sys
 import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
+from .evaluation.cli import add_parsers as add_eval_parsers
 from .insights.cli import add_parsers as add_insight_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
+from .planning.cli import add_plan_parsers
+from .viewer.cli import add_parsers as add_view_parsers
+from .proofs import solvable_text
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -27,6 +32,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="pddlworlds problems")
     for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):
         table.add_column(column, justify="left" if column in ("domain", "split", "problem") else "right")
+    table.add_column("solvable", justify="left")  # "no" for problems with a stored proof (planners/unsolvable.csv)
     wanted = [get_domain(d) for d in args.domain] if args.domain else list(domains().values())
     for domain in wanted:
         for split in [args.split] if args.split else domain.splits():
@@ -43,6 +49,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     str(len(grounded.actions)) if grounded else "-",
                     str(len(task.goal)),
                     str(lengths.get(problem, "-")),
+                    solvable_text(domain.name, problem, lengths.get(problem)),
                 )
     Console().print(table)
     return 0
@@ -94,13 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=30)
     p.set_defaults(func=cmd_play)
 
-    for module, adder in (("planning_cli", "add_plan_parsers"), ("evaluation.cli", "add_eval_parsers")):
-        try:
-            mod = __import__(f"pddlworlds.{module}", fromlist=[adder])
-        except ImportError:
-            continue
-        getattr(mod, adder)(sub)
-    add_insight_parsers(sub)
+    add_plan_parsers(sub)
+    add_eval_parsers(sub)
+    add_view_parsers(sub)
+    add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
     return parser
 
 

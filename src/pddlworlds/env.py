@@ -2,21 +2,87 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
-from .pddl import LiftedTask
-from .text import CHARSET, OBSERVATION_MODES, TextTemplates, load_templates
-from .world import World, text_bound
+from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
+from .impossible import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
+from .pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
+from .profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
+from .text import CHARSET, OBSERVATION_MODES
+from .world import World
 
-__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH"]
+__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "StepInfo", "problems_by_name"]
 
 #: Longest action text the action space admits; longer texts are still handled (truncated in messages).
 ACTION_MAX_LENGTH = 1024
+#: `info["action_kind"]` of a step taken in an episode whose goal already held at reset.
+SOLVED_AT_RESET = "goal held at reset"
+GOAL_HELD_AT_RESET = "The goal already held at the start, so the episode is over; nothing was done."
+
+
+def problems_by_name(problem_files: list[str | Path]) -> dict[str, Path]:
+    """Problem name (the file's stem) -> file; two different files of one name are refused, since an
+    episode is known by its problem name and one of them would silently never be played."""
+    files: dict[str, Path] = {}
+    for given in problem_files:
+        path = Path(given)
+        name = path.stem
+        if name in files and files[name].resolve() != path.resolve():
+            raise ValueError(
+                f"two problem files are both named {name!r}: {files[name]} and {path}; problems are known "
+                "by file name, so rename one, or make one environment per folder"
+            )
+        files[name] = path
+    return files
+
+
+class _ListingInfo(TypedDict, total=False):
+    #: After a "check valid actions" step only: the executable actions, in the profile's wording.
+    valid_actions: list[str]
+    #: Only when the environment offers the `impossible` action: whether the agent claimed it.
+    claimed_impossible: bool
+
+
+class StepInfo(_ListingInfo):
+    """The `info` dict of `reset` and `step`: every key the environment returns, and what it means.
+
+    (`valid_actions`, from the base, is present only after a "check valid actions" step.)
+    """
+
+    #: The domain's name (the folder name for shipped domains and for PDDL of your own).
+    domain: str
+    #: The problem split ("agentboard", "generated", ..., or "custom" for files given to `make_env`).
+    split: str
+    #: The problem being played (its file name without ".pddl").
+    problem: str
+    #: The goal in words, as the profile writes it.
+    goal: str
+    #: Steps taken this episode (0 at reset); meta-actions and invalid actions count.
+    step: int
+    #: Best fraction of goal conditions reached so far, under the profile's rule (see `profile`).
+    progress: float
+    #: Whether the goal has been reached (`progress` is 1.0).
+    success: bool
+    #: Whether the last text was executed (an action, or a meta-action); False for invalid text.
+    action_valid: bool
+    #: "reset", "action", "invalid", "check valid actions" or "look around".
+    action_kind: str
+    #: The canonical text of the parsed action (also when it could not be applied), else None.
+    action: str | None
+    #: Why the text was invalid ("unknown_verb", "wrong_arity", "precondition", ...), else None.
+    error: str | None
+    #: Length of the stored optimal plan of this problem, None if unknown.
+    optimal_length: int | None
+    #: The profile the environment plays by ("pddlworlds" or "agentboard").
+    profile: str
+    #: False when a stored proof says no plan exists, True when a plan is stored, None if unknown.
+    solvable: bool | None
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -31,6 +97,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Action Space
     `Text(1024, charset=CHARSET)`: any text. Two meta-actions also cost a step: `check valid actions`
     (lists every executable action in the form the parser accepts) and `look around` (the full state).
+    With `allow_impossible=True` a third, `impossible` ("this task is impossible", "the goal cannot be
+    reached", ...), ends the episode: it solves an unsolvable problem and fails a solvable one.
 
     ## Observation Space
     `Text(n, charset=CHARSET)`, with `n` bounded from the largest problem of the split. The first
@@ -40,12 +108,16 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     ## Starting State
     `reset(seed=s)` picks a problem of the split with the seeded generator;
-    `reset(options={"problem": "p03"})` picks one by name.
+    `reset(options={"problem": "p03"})` picks one by name. If the goal already holds in the initial
+    state, the episode starts solved: `reset`'s info has `success` True and the observation ends with
+    "The goal is reached."; the first `step` then changes nothing and returns `terminated=True` with
+    success (`action_kind` "goal held at reset"), so an action can never break a goal it did not reach.
 
     ## Rewards
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
     episode equals its progress rate; the first step also pays the goal conditions the initial state
-    already satisfies.
+    already satisfies (not under `profile="agentboard"`, whose progress starts at 0). Progress only rises
+    after an action that changed the state.
 
     ## Episode End
     Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
@@ -55,12 +127,21 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
     of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
-    None if unknown) and, after `check valid actions`, `valid_actions`.
+    None if unknown), `profile`, `solvable` (False when a stored proof says no plan exists, True with a
+    stored plan, None if unknown) and, after `check valid actions`, `valid_actions`; with
+    `allow_impossible` also `claimed_impossible`: see `StepInfo`.
 
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
-    `problem` (fix one problem), `observation_mode` ("full" or "changes"), or for PDDL of your own
-    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`).
+    `problem` (fix one problem), `observation_mode` ("full" or "changes"), `allow_impossible` (offer the
+    `impossible` action), or for PDDL of your own
+    `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
+    profile's text file lying beside the domain file is used; a `text_file` that does not exist is an
+    error, and so are two problem files of one name). `profile`: "pddlworlds" (default) or "agentboard",
+    which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.agentboard_world`);
+    its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
+    refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
+    `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
 
     ## Version History
     * v0: initial release.
@@ -79,7 +160,13 @@ class PDDLTextEnv(gym.Env[str, str]):
         domain_file: str | Path | None = None,
         problem_files: list[str | Path] | None = None,
         text_file: str | Path | None = None,
+        max_ground_actions: int = MAX_GROUND_ACTIONS,
+        max_atoms: int = MAX_ATOMS,
+        max_file_bytes: int = MAX_PDDL_BYTES,
+        profile: str = DEFAULT_PROFILE,
+        allow_impossible: bool = False,
     ):
+        self.profile = get_profile(profile)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
@@ -90,11 +177,10 @@ class PDDLTextEnv(gym.Env[str, str]):
             names = catalogue_domain.problems(split)
             files = {n: catalogue_domain.problem_file(n, split) for n in names}
             domain_file = catalogue_domain.domain_file
-            text_file = catalogue_domain.text_file
         elif domain_file is not None and problem_files:
             self.domain_name = Path(domain_file).resolve().parent.name  # resolved: a bare "d.pddl" has none
             self.split = "custom"
-            files = {Path(p).stem: Path(p) for p in problem_files}
+            files = problems_by_name(problem_files)
             names = list(files)
         else:
             raise ValueError("give a shipped `domain` name, or a `domain_file` and `problem_files`")
@@ -107,14 +193,24 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.problem_names: list[str] = names
         self.problem_files: dict[str, Path] = {n: Path(f) for n, f in files.items()}
         self.domain_file = Path(domain_file)
-        self.text_file: Path | None = Path(text_file) if text_file and Path(text_file).is_file() else None
+        if text_file is None:  # the profile's text lying beside the domain file, if any
+            text_file = self.profile.text_file_beside(domain_file)
+        elif not Path(text_file).is_file():
+            raise PDDLError("text file not found (text_file must name an existing text file)", text_file)
+        self.text_file: Path | None = Path(text_file) if text_file else None
+        # Our own text.toml beside the domain: every world keeps it (the default profile's text is it).
+        own = self.domain_file.with_name(OWN_TEXT_FILE)
+        self._own_text = self.text_file if profile == DEFAULT_PROFILE else (own if own.is_file() else None)
+        self.limits = {"max_ground_actions": max_ground_actions, "max_atoms": max_atoms}
+        self.max_file_bytes = max_file_bytes
         self._fixed_problem = problem
-        self._texts: dict[str, tuple[LiftedTask, TextTemplates]] = {}
+        self._tasks: dict[str, LiftedTask] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
+        self._solvable_known: dict[str, bool | None] = {}
 
         first = self.world_of(problem or names[0])
-        mode = observation_mode or first.templates.after_action
+        mode = observation_mode or first.after_action
         if mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
         self.observation_mode = mode
@@ -127,25 +223,38 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._step = 0
         self._best = 0.0
         self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
+        self._solved_at_reset = False
         self._last_observation = ""
+        self.allow_impossible = bool(allow_impossible)
+        self._claimed = False
 
     # ---- problems ----------------------------------------------------------------------------
 
-    def _task_and_templates(self, name: str) -> tuple[LiftedTask, TextTemplates]:
+    def _task(self, name: str) -> LiftedTask:
         """Read once per problem: the observation bound needs every problem's, a world only some."""
-        if name not in self._texts:
-            task = load_task(self.domain_file, self.problem_files[name])
-            self._texts[name] = (task, load_templates(task, self.text_file))
-        return self._texts[name]
+        if name not in self._tasks:
+            self._tasks[name] = load_task(self.domain_file, self.problem_files[name], max_file_bytes=self.max_file_bytes)
+        return self._tasks[name]
 
     def world_of(self, name: str) -> World:
         """The grounded world of one of this environment's problems (built once, then shared)."""
         if name not in self._worlds:
-            self._worlds[name] = World(*self._task_and_templates(name), name)
+            self._worlds[name] = self.profile.build(
+                self._task(name), self._own_text, self.text_file, name, **self.limits
+            )
         return self._worlds[name]
 
     def _text_bound(self, name: str) -> int:
-        return text_bound(*self._task_and_templates(name)) + ACTION_MAX_LENGTH
+        return self.profile.bound(self._task(name), self._own_text, self.text_file) + ACTION_MAX_LENGTH
+
+    def _solvable(self, problem: str) -> bool | None:
+        """Read from the stored proofs once per problem (every step's `info` carries it)."""
+        if problem not in self._solvable_known:
+            from .proofs import solvability
+
+            known = None if self.split == "custom" else solvability(self.domain_name, problem, self._optimal_length(problem))
+            self._solvable_known[problem] = known
+        return self._solvable_known[problem]
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
@@ -156,7 +265,9 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     # ---- the Gymnasium API -------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, StepInfo]:
         super().reset(seed=seed)
         options = options or {}
         name = options.get("problem") or self._fixed_problem
@@ -167,8 +278,11 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.world = self.world_of(name)
         self.state = self.world.initial_state
         self._step = 0
-        self._best = self.world.task.progress(self.state)
+        # Our profile credits goal conditions already true; AgentBoard's starts every episode at 0.
+        self._best = self.world.task.progress(self.state) if self.profile.credits_initial_progress else 0.0
         self._paid = 0.0
+        self._solved_at_reset = self.world.task.is_goal(self.state)
+        self._claimed = False
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -176,13 +290,21 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return observation, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, StepInfo]:
+        if self._solved_at_reset:
+            return self._step_solved_at_reset()
         text = action if isinstance(action, str) else str(action)
+        if self.allow_impossible and is_claim(text):
+            return self._claim_impossible()
         outcome = self.world.step(self.state, text, self.observation_mode)
+        changed = outcome.state != self.state
+        if self.allow_impossible and outcome.valid_actions is not None:
+            message, listed = list_with_claim(outcome.observation, outcome.valid_actions)
+            outcome = replace(outcome, observation=message, valid_actions=listed)
         self.state = outcome.state
         self._step += 1
-        progress = self.world.task.progress(self.state)
-        self._best = max(self._best, progress)
+        if changed:  # progress is only raised by an action that changed the state (AgentBoard's rule too)
+            self._best = max(self._best, self.world.task.progress(self.state))
         reward = self._best - self._paid  # so the return equals the best progress, initial goals included
         self._paid = self._best
         self._last_observation = outcome.observation
@@ -194,7 +316,35 @@ class PDDLTextEnv(gym.Env[str, str]):
             self.render()
         return outcome.observation, float(reward), terminated, False, info
 
-    def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> dict[str, Any]:
+    def _step_solved_at_reset(self) -> tuple[str, float, bool, bool, StepInfo]:
+        """The goal held at reset, so the episode was over before it began: a step changes nothing and
+        terminates with success (an action that would break the goal is never applied)."""
+        self._step += 1
+        self._best = 1.0  # the goal holds (a profile that starts progress at 0 reaches it here)
+        reward = self._best - self._paid
+        self._paid = self._best
+        self._last_observation = GOAL_HELD_AT_RESET
+        info = self._info(valid=True, kind=SOLVED_AT_RESET, action=None, error=None)
+        if self.render_mode == "human":
+            self.render()
+        return GOAL_HELD_AT_RESET, float(reward), True, False, info
+
+    def _claim_impossible(self) -> tuple[str, float, bool, bool, StepInfo]:
+        """End the episode on the agent's word; only an unsolvable problem counts it as solved."""
+        self._step += 1
+        self._claimed = True
+        if self._solvable(self.world.name) is False:
+            self._best = 1.0
+        reward = self._best - self._paid
+        self._paid = self._best
+        self._last_observation = CLAIM_OBSERVATION
+        info = self._info(True, IMPOSSIBLE_ACTION, IMPOSSIBLE_ACTION, None)
+        if self.render_mode == "human":
+            self.render()
+        return CLAIM_OBSERVATION, float(reward), True, False, info
+
+    def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
+        extra = {"claimed_impossible": self._claimed} if self.allow_impossible else {}
         return {
             "domain": self.domain_name,
             "split": self.split,
@@ -208,11 +358,15 @@ class PDDLTextEnv(gym.Env[str, str]):
             "action": action,
             "error": error,
             "optimal_length": self._optimal_length(self.world.name),
+            "profile": self.profile.name,
+            "solvable": self._solvable(self.world.name),
+            **extra,
         }
 
     def valid_actions(self) -> list[str]:
         """Every executable action in the current state, in the text form the parser accepts."""
-        return self.world.valid_actions(self.state)
+        actions = self.world.valid_actions(self.state)
+        return [*actions, IMPOSSIBLE_ACTION] if self.allow_impossible else actions
 
     def render(self) -> str | None:
         text = (

@@ -8,14 +8,32 @@ on them (observations, action lists) is reproducible across runs.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
 
-from .pddl import LiftedTask, Literal, PDDLError, Schema
+from .pddl import LiftedTask, Literal, PDDLError, Schema, SizeLimitError
 
-__all__ = ["Atom", "GroundAction", "GroundTask", "ground", "natural_key"]
+__all__ = [
+    "Atom",
+    "GroundAction",
+    "GroundTask",
+    "MAX_ATOMS",
+    "MAX_GROUND_ACTIONS",
+    "SizeEstimate",
+    "check_size",
+    "estimate_size",
+    "ground",
+    "natural_key",
+]
+
+#: Most ground actions `ground` builds. Each holds four bit masks as long as the atom count, so memory
+#: grows with actions times atoms; past this, a problem is refused before any is built.
+MAX_GROUND_ACTIONS = 200_000
+#: Most ground atoms `ground` numbers (the width of a state and of every action's masks).
+MAX_ATOMS = 20_000
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -193,8 +211,69 @@ def _ground_schema(task: LiftedTask, schema: Schema, static: set[str]) -> list[t
     return results
 
 
-def ground(task: LiftedTask) -> GroundTask:
-    """Ground every schema over the objects, pruned by static preconditions."""
+@dataclass(frozen=True)
+class SizeEstimate:
+    """Upper bounds on what grounding a task builds, computed from object counts alone (no grounding)."""
+
+    ground_actions: int  # every schema's parameters over the objects of their types
+    atoms: int  # initial and goal atoms plus every atom an action literal can bind to
+    actions_by_schema: dict[str, int]
+
+
+def estimate_size(task: LiftedTask) -> SizeEstimate:
+    """Bounds in time linear in the schemas and objects, so a huge task is refused in milliseconds.
+
+    They ignore static preconditions, which is what makes them cheap: grounding may build far fewer.
+    """
+    counts = {t: len(task.objects_of(t)) for s in task.schemas for t in s.types}
+    by_schema: dict[str, int] = {}
+    literal_atoms: dict[str, int] = {}
+    for schema in task.schemas:
+        by_schema[schema.name] = by_schema.get(schema.name, 0) + math.prod(counts[t] for t in schema.types)
+        for lit in (*schema.preconditions, *schema.add, *schema.delete):
+            bound = math.prod(counts[schema.types[a]] for a in set(lit.args) if isinstance(a, int))
+            literal_atoms[lit.predicate] = literal_atoms.get(lit.predicate, 0) + bound
+    n_objects = len(task.objects)
+    arity = {name: len(params) for name, params in task.predicates}
+    atoms = len(task.init) + len(task.goal)
+    for name, bound in literal_atoms.items():
+        atoms += min(bound, n_objects ** arity.get(name, 0))
+    return SizeEstimate(sum(by_schema.values()), atoms, by_schema)
+
+
+def check_size(
+    task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS
+) -> SizeEstimate:
+    """`estimate_size`, refused with a `SizeLimitError` naming the counts and the parameter to raise.
+
+    Call it before any grounding of your own (the planner's included): it costs no memory.
+    """
+    size = estimate_size(task)
+    where = f"{task.domain_name}/{task.problem_name} ({len(task.objects)} objects)"
+    if size.ground_actions > max_ground_actions:
+        biggest = max(size.actions_by_schema, key=size.actions_by_schema.__getitem__)
+        raise SizeLimitError(
+            f"{where}: up to {size.ground_actions:,} ground actions ({biggest!r} alone "
+            f"{size.actions_by_schema[biggest]:,}), over the limit of {max_ground_actions:,} "
+            "(max_ground_actions); pass a larger max_ground_actions to ground it anyway"
+        )
+    if size.atoms > max_atoms:
+        raise SizeLimitError(
+            f"{where}: up to {size.atoms:,} ground atoms, over the limit of {max_atoms:,} (max_atoms); "
+            "pass a larger max_atoms to ground it anyway"
+        )
+    return size
+
+
+def ground(
+    task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS
+) -> GroundTask:
+    """Ground every schema over the objects, pruned by static preconditions.
+
+    Tasks whose `estimate_size` passes a limit are refused first (`SizeLimitError`), so a hostile or
+    mistaken problem fails in milliseconds instead of filling memory.
+    """
+    check_size(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
     dynamic = {lit.predicate for s in task.schemas for lit in (*s.add, *s.delete)}
     static = {name for name, _ in task.predicates} - dynamic
     order = {name: i for i, (name, _) in enumerate(task.predicates)}

@@ -22,6 +22,7 @@ class LLMCall:
     latency_s: float
     raw_output: str
     error: str | None = None
+    raw_output_length: int | None = None  # the reply's length when the stored raw_output was cut
 
 
 @dataclass
@@ -39,6 +40,7 @@ class StepRecord:
     completion_tokens: int = 0
     latency_s: float = 0.0
     raw_output: str | None = None
+    raw_output_length: int | None = None  # the reply's length when the stored raw_output was cut
     subgoal_index: int | None = None
     subgoal: str | None = None
     memory_view: str | None = None  # the working memory as it was sent to the model
@@ -67,7 +69,9 @@ class EpisodeRecord:
     model: str | None = None
     trajectory: list[StepRecord] = field(default_factory=list)
     memory: list[dict[str, Any]] = field(default_factory=list)  # e.g. HiAgent's subgoals and summaries
-    error: str | None = None  # set when the episode was stopped by a failure outside the agent's control
+    error: str | dict[str, Any] | None = None  # a failure outside the agent's control: {kind, message, count}
+    solvable: bool | None = None  # False: a stored proof says no plan exists; None: unknown (older records)
+    claimed_impossible: bool = False  # the episode ended on the agent's `impossible`
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

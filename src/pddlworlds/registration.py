@@ -44,8 +44,10 @@ def make_env(
     max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
     **kwargs,
 ) -> gym.Env:
-    """An environment over STRIPS PDDL of your own; without `text_file`, the bare PDDL form is the text.
+    """An environment over STRIPS PDDL of your own.
 
+    Without `text_file`, the profile's text file lying beside `domain_file` is used (`text.toml`, or
+    `agentboard.toml` with `profile="agentboard"`), else the bare PDDL form is the text.
     `problem_file` may be one file or a list (then `reset(seed=...)` picks among them).
     """
     from .env import PDDLTextEnv

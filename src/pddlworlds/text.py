@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .grounding import Atom, GroundTask, bind, natural_key
-from .pddl import LiftedTask, PDDLError, Schema
+from .pddl import LiftedTask, PDDLError, Schema, read_pddl_text
 
 __all__ = [
     "CHARSET",
@@ -38,6 +38,10 @@ META_ACTIONS = ("check valid actions", "look around")
 FILLER_WORDS = frozenset(
     "a an the to from on in into of at with and by for using use i will now then please action it its is while".split()
 )
+#: Words that turn an instruction into its opposite ("do not unstack b2 from b3"); such text is refused.
+NEGATION_WORDS = frozenset({
+    "not", "never", "dont", "don", "doesnt", "doesn", "cannot", "shouldnt", "shouldn", "mustnt", "mustn",
+})
 _SLOT = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
 
@@ -96,10 +100,12 @@ def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemp
     """Templates for `task` from `path` (TOML), with the bare PDDL form for anything not given."""
     data: dict = {}
     source = "<generic>"
-    if path is not None and Path(path).exists():
+    if path is not None:
         source = str(path)
+        if not Path(path).is_file():
+            raise PDDLError("text file not found (text_file must name an existing text.toml)", path)
         try:
-            data = tomllib.loads(Path(path).read_text())
+            data = tomllib.loads(read_pddl_text(path))
         except tomllib.TOMLDecodeError as exc:
             raise PDDLError(f"invalid TOML: {exc}", path) from exc
     pred_text = data.get("predicates", {})
@@ -173,7 +179,7 @@ class ParsedAction:
 class ParseError:
     """Why a text is not an action, in words the agent can act on."""
 
-    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous"
+    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous" | "negated"
     message: str
 
 
@@ -196,6 +202,18 @@ class ActionParser:
             self._keywords[schema.name] = [
                 (p, frozenset(p.words) | name_words) for p in templates.actions[schema.name]
             ]
+        # Each phrasing, and the bare PDDL form, as words and parameter indices in text order.
+        self._patterns: list[tuple[str, tuple[str | int, ...]]] = []
+        for schema in task.schemas:
+            bare = [schema.name.lower(), *(i for i in range(len(schema.parameters)))]
+            self._patterns.append((schema.name, tuple(t for item in bare for t in _split(item))))
+            for phrase in templates.actions[schema.name]:
+                pieces = _SLOT.split(phrase.template)  # literal, slot name, literal, ...
+                pattern: list[str | int] = []
+                for i, piece in enumerate(pieces):
+                    pattern.extend([schema.parameters.index(piece)] if i % 2 else tokens(piece))
+                self._patterns.append((schema.name, tuple(pattern)))
+        self._phrase_words = {w for phrasings in self._keywords.values() for _, words in phrasings for w in words}
 
     @staticmethod
     def _weight(word: str) -> int:
@@ -209,8 +227,20 @@ class ActionParser:
             return ParseError("empty", "The action is empty. " + self.verbs_hint())
         joined = " ".join(words)
         shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
+        negation = self._negation(words)
+        if negation is not None:
+            return ParseError(
+                "negated",
+                f"The action {shown} is negated ({negation!r}): write the one action to take, "
+                "not one to avoid. Nothing was done.",
+            )
+        exact = self._exact_phrase(words)
+        if exact is not None:  # an action written exactly as listed wins over a meta-action it contains
+            return exact
         for meta in META_ACTIONS:
-            if meta in joined or (meta == "check valid actions" and "valid actions" in joined):
+            # "check", "check actions", "check valid action": AgentBoard's prompts and models write these too.
+            checking = meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")
+            if meta in joined or checking:
                 return ParsedAction(meta=meta)
         # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
         # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
@@ -222,6 +252,32 @@ class ActionParser:
             bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
             if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
                 return bare
+        # AgentBoard's phrasings name the PDDL action anywhere ("use hand right to empty-shot glass shot1 with
+        # beverage ingredient3") with the objects in parameter order; a hyphenated name that is no word of a
+        # phrasing decides at once, any other only where the phrasings read worse (below).
+        named = self._named_reading(words)
+        phrase_words = {w for phrasings in self._keywords.values() for phrase, _ in phrasings for w in phrase.words}
+        if named is not None and "-" in named.schema and named.schema.lower() not in phrase_words:
+            return named
+        reading = self._phrase_reading(words, shown)
+        fits = isinstance(reading, ParsedAction) and self.types_fit(reading.schema, reading.args)
+        if named is not None and not fits:
+            return named
+        return reading
+
+    def _named_reading(self, words: list[str]) -> ParsedAction | None:
+        """The first word naming an action schema, then the objects in the order written, if they fit."""
+        by_name = {s.lower(): s for s in self.schemas}
+        name = next((by_name[w] for w in words if w in by_name), None)
+        if name is None:
+            return None
+        objects = tuple(w for w in words if w in self.objects)
+        if len(objects) != len(self.schemas[name].parameters) or not self.types_fit(name, objects):
+            return None
+        return ParsedAction(schema=name, args=objects)
+
+    def _phrase_reading(self, words: list[str], shown: str) -> ParsedAction | ParseError:
+        """The action whose phrasing's words the text shares most, objects mapped onto its slots."""
         present = set(words)
         best: list[tuple[float, int, str, Phrase]] = []
         for name, phrasings in self._keywords.items():
@@ -250,6 +306,36 @@ class ActionParser:
         keywords = dict(self._keywords[name])[phrase]
         leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
         return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
+
+    def _exact_phrase(self, words: list[str]) -> ParsedAction | None:
+        """The action whose phrasing `words` spell exactly, word for word, objects of the right types in
+        the slots; None when no phrasing or more than one reading does."""
+        if words[0] in self.objects and len(words) == 1:
+            return None
+        found = None
+        for name, pattern in self._patterns:
+            if len(pattern) != len(words):
+                continue
+            args = [""] * len(self.schemas[name].parameters)
+            for item, word in zip(pattern, words):
+                if isinstance(item, int) and word in self.objects:
+                    args[item] = word
+                elif item != word:
+                    break
+            else:
+                if not self.types_fit(name, tuple(args)):
+                    continue  # "grasp shot1 left" may still be a phrasing's reading, scored below
+                if found is not None and found != (name, tuple(args)):
+                    return None  # two readings: leave it to the scoring below
+                found = (name, tuple(args))
+        return None if found is None else ParsedAction(schema=found[0], args=found[1])
+
+    def _negation(self, words: list[str]) -> str | None:
+        """The first negating word that is neither an object's name nor a word of an action phrasing."""
+        for word in words:
+            if word in NEGATION_WORDS and word not in self.objects and word not in self._phrase_words:
+                return word
+        return None
 
     def _fit(self, words: list[str], phrase: Phrase, name: str) -> tuple[bool, bool]:
         """(right number of objects, every object of the right type) for reading `words` with `phrase`."""
@@ -304,6 +390,10 @@ class ActionParser:
     def verbs_hint(self) -> str:
         verbs = [self.templates.signature(s.name) for s in self.task.schemas]
         return "Actions are: " + ", ".join(verbs) + ", " + ", ".join(META_ACTIONS) + "."
+
+
+def _split(item: str | int) -> list[str | int]:
+    return [item] if isinstance(item, int) else tokens(item)
 
 
 # --------------------------------------------------------------------------------------------------

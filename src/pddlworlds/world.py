@@ -7,10 +7,11 @@ state of its own; the environment only keeps the current state, the step count a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from .catalogue import load_task
-from .grounding import GroundTask, ground, set_bits
+from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, GroundTask, ground, set_bits
 from .pddl import LiftedTask
 from .text import (
     META_ACTIONS,
@@ -42,9 +43,17 @@ class Outcome:
 class World:
     """A grounded problem with its text: observations, goal, valid actions and the text transition."""
 
-    def __init__(self, task: LiftedTask, templates: TextTemplates, name: str | None = None):
+    def __init__(
+        self,
+        task: LiftedTask,
+        templates: TextTemplates,
+        name: str | None = None,
+        *,
+        max_ground_actions: int = MAX_GROUND_ACTIONS,
+        max_atoms: int = MAX_ATOMS,
+    ):
         self.lifted = task
-        self.task: GroundTask = ground(task)
+        self.task: GroundTask = ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
         self.templates = templates
         self.parser = ActionParser(task, templates)
         self.name = name or task.problem_name
@@ -62,8 +71,9 @@ class World:
             templates.sentence((n, args), true=positive) for n, args, positive in task.goal
         ) + "."
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
-        # fuzzy parser (which sees only these words, so the result is the same). Texts that read as a
-        # meta-action or as more than one action are left to the parser.
+        # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
+        # a meta-action its words contain ("stack look around" with objects look and around); texts that
+        # are exactly a meta-action, or read as more than one action, are left to the parser.
         canonical: dict[str, int | None] = {}
         for index, text in enumerate(self._action_texts):
             words = " ".join(tokens(text))
@@ -71,7 +81,7 @@ class World:
         self._canonical = {
             words: index
             for words, index in canonical.items()
-            if index is not None and not any(m in words for m in (*META_ACTIONS, "valid actions"))
+            if index is not None and words not in (*META_ACTIONS, "valid actions")
         }
         self._exact = {self._action_texts[index]: index for index in self._canonical.values()}
 
@@ -84,6 +94,11 @@ class World:
         return cls(task, load_templates(task, text_file), Path(problem_file).stem)
 
     # ---- text of states ----------------------------------------------------------------------
+
+    @property
+    def after_action(self) -> str:
+        """What an observation after an action shows by default: "full" or "changes"."""
+        return self.templates.after_action
 
     @property
     def initial_state(self) -> int:
@@ -106,6 +121,21 @@ class World:
 
     def action_text(self, index: int) -> str:
         return self._action_texts[index]
+
+    def action_of(self, schema: str, args: tuple[str, ...] | list[str]) -> int | None:
+        """The ground action `(schema args)`, matched without case as PDDL names are; None if there is none.
+
+        Planners and plan files write names in lower case while the task keeps the case of the file.
+        """
+        index = self.task.action_index.get((schema, tuple(args)))
+        if index is None:
+            index = self._folded_action_index.get((schema.lower(), tuple(a.lower() for a in args)))
+        return index
+
+    @cached_property
+    def _folded_action_index(self) -> dict[tuple[str, tuple[str, ...]], int]:
+        """Built on the first lookup that misses the exact index (most plans never need it)."""
+        return {(s.lower(), tuple(a.lower() for a in args)): i for (s, args), i in self.task.action_index.items()}
 
     def valid_actions(self, state: int) -> list[str]:
         """Executable actions in the task's fixed action order, each in the form the parser accepts."""

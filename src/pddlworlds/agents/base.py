@@ -86,4 +86,6 @@ class Agent:
             model=self.model,
             trajectory=trajectory,
             memory=self.memory(),
+            solvable=first_info.get("solvable"),
+            claimed_impossible=bool(info.get("claimed_impossible", False)),
         )

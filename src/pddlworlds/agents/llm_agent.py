@@ -20,6 +20,7 @@ from ..records import LLMCall
 from . import prompts
 from .base import Agent
 from .examples import Example, example_file, load_example
+from .impossible_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
 
@@ -77,8 +78,10 @@ class LLMAgent(Agent):
         self.look_around = base.observation_mode == "changes"
         folder = Path(base.domain_file).resolve().parent
         self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
+        self.system = self._system_text(world)
+        self.system = with_impossible_rule(self.system, env)  # the `impossible` action, when offered
         self.insight_texts = self._pick_insights(env, info)
-        self.system = prompts.with_insights(self._system_text(world), self.insight_texts)
+        self.system = prompts.with_insights(self.system, self.insight_texts)  # cross-trial insights, last
         self.task = prompts.problem_text(info["goal"], observation)
         self._details = {}
 

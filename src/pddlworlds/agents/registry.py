@@ -26,12 +26,14 @@ class AgentEntry:
     """How to build one named agent.
 
     `factory(llm, **keywords)` for an agent that needs a model, `factory(**keywords)` otherwise; `flags`
-    are the constructor keywords that make this entry what it is (e.g. a HiAgent ablation's switches).
+    are the constructor keywords that make this entry what it is (e.g. a HiAgent ablation's switches);
+    `options` names the run options (`pddlworlds eval --prompt-file` -> "prompt_file") the factory takes.
     """
 
     factory: Callable[..., Agent]
     needs_llm: bool
     flags: Mapping[str, Any] = field(default_factory=dict)
+    options: tuple[str, ...] = ()
 
 
 def _expert(**kwargs: Any) -> Agent:
@@ -46,6 +48,15 @@ def _random(**kwargs: Any) -> Agent:
     return RandomAgent(**kwargs)
 
 
+def _standard(llm: LLM, prompt_file: str | None = None, **kwargs: Any) -> Agent:
+    """STANDARD; with an AgentBoard prompt file, its prompt is assembled as AgentBoard's own agent does."""
+    if prompt_file is None:
+        return StandardAgent(llm, **kwargs)
+    from .agentboard import AgentBoardStandardAgent
+
+    return AgentBoardStandardAgent(llm, prompt_file, **kwargs)
+
+
 def _hiagent_entry(summarize: bool, retrieve: bool, hide_finished: bool) -> AgentEntry:
     flags = {"summarize": summarize, "retrieve": retrieve, "hide_finished": hide_finished}
     return AgentEntry(HiAgent, needs_llm=True, flags=MappingProxyType(flags))
@@ -53,7 +64,7 @@ def _hiagent_entry(summarize: bool, retrieve: bool, hide_finished: bool) -> Agen
 
 AGENTS: Mapping[str, AgentEntry] = MappingProxyType(
     {
-        "standard": AgentEntry(StandardAgent, needs_llm=True),
+        "standard": AgentEntry(_standard, needs_llm=True, options=("prompt_file",)),
         **{name: _hiagent_entry(*switches) for name, switches in HIAGENT_CONFIGS.items()},
         "expert": AgentEntry(_expert, needs_llm=False),
         "random": AgentEntry(_random, needs_llm=False),

@@ -15,7 +15,9 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..impossible import IMPOSSIBLE_ACTION
 from .base import Agent
+from .impossible_rule import offers_impossible
 
 __all__ = ["ExpertAgent", "RandomAgent"]
 
@@ -23,10 +25,15 @@ __all__ = ["ExpertAgent", "RandomAgent"]
 DEFAULT_REPLANNERS: tuple[tuple[str, float], ...] = (("fd-opt", 10.0), ("fd-sat", 120.0))
 
 _STUCK = "look around"  # what an agent says when it has nothing better (costs a step, changes nothing)
+#: The random agent's chance, per step, of claiming `impossible` where it is offered: a floor for the F1.
+CLAIM_PROBABILITY = 0.02
 
 
 class ExpertAgent(Agent):
-    """Plays the stored (optimal where proven) plan; replans from the current state when off it."""
+    """Plays the stored (optimal where proven) plan; replans from the current state when off it.
+
+    On a problem with a stored proof of unsolvability it claims `impossible` at once where offered.
+    """
 
     name = "expert"
 
@@ -54,22 +61,31 @@ class ExpertAgent(Agent):
         return sum(1 for e in self._events if e["event"] == "replan")
 
     def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
-        from ..planning import _replay, stored_plan
+        from ..planning import replay, stored_plan
 
         self._env = env.unwrapped
         self._events = []
         self._steps = 0
         self._failed = set()
         self._texts, self._states = [], []
+        self._unsolvable = False
         world = self._env.world
+        if self._env.split != "custom":
+            from ..proofs import is_unsolvable
+
+            self._unsolvable = is_unsolvable(self._env.domain_name, world.name)
+        if self._unsolvable:  # proven: no plan to follow or look for; claim it where the action is offered
+            self._events.append({"event": "stored proof: unsolvable", "step": 0})
+            return
         actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.split != "custom" else None
         if actions is not None:
-            indices, states, why = _replay(world, actions, self._env.state)
-            if indices is not None and world.task.is_goal(states[-1]):
-                self._follow(indices, states)
-                self._events.append({"event": "stored plan", "step": 0, "length": len(indices)})
+            played = replay(world, actions, self._env.state)
+            if played.goal and played.indices is not None:
+                self._follow(played.indices, played.states)
+                self._events.append({"event": "stored plan", "step": 0, "length": len(played.indices)})
             else:
-                self._events.append({"event": "stored plan rejected", "step": 0, "reason": why or "goal not reached"})
+                self._events.append({"event": "stored plan rejected", "step": 0,
+                                     "reason": played.reason or "goal not reached"})
 
     def _follow(self, indices: list[int], states: list[int]) -> None:
         world = self._env.world
@@ -77,21 +93,24 @@ class ExpertAgent(Agent):
         self._states = states
 
     def _replan(self) -> bool:
-        from ..planning import _env_target, _replay, _solve_target
+        from pathlib import Path
+
+        from ..planning import Target, replay, solve_target
 
         env = self._env
         world = env.world
         atoms = world.task.true_atoms(env.state)
-        target = _env_target(env)
+        target = Target(env.domain_name, world.name, env.split, Path(env.domain_file),
+                        Path(env.problem_files[world.name]), env.text_file, env.split != "custom")
         for planner, timeout in self.replanners:
-            plan = _solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
+            plan = solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
             event = {"event": "replan", "step": self._steps, "planner": planner, "status": plan.status.value,
                      "length": plan.length, "time_s": round(plan.time_s, 3)}
             self._events.append(event)
             if plan.solved:
-                indices, states, _ = _replay(world, plan.actions, env.state)
-                if indices is not None:  # solve() has replayed it already; this cannot fail
-                    self._follow(indices, states)
+                played = replay(world, plan.actions, env.state)
+                if played.indices is not None:  # solve_target has replayed it already; this cannot fail
+                    self._follow(played.indices, played.states)
                     return True
             if plan.status.value == "unsolvable":
                 break  # no planner will do better
@@ -102,6 +121,8 @@ class ExpertAgent(Agent):
     def act(self, observation: str, info: dict[str, Any]) -> str:
         state = self._env.state
         self._steps += 1
+        if self._unsolvable:
+            return IMPOSSIBLE_ACTION if offers_impossible(self._env) else _STUCK
         # Where on the plan are we? (Usually at its head; elsewhere if someone else moved us along it.)
         position = next((i for i, s in enumerate(self._states[:-1]) if s == state), None)
         if position is None:
@@ -117,7 +138,10 @@ class ExpertAgent(Agent):
 
 
 class RandomAgent(Agent):
-    """Uniformly random among the valid actions; reproducible per (agent seed, episode seed, domain, problem)."""
+    """Uniformly random among the valid actions; reproducible per (agent seed, episode seed, domain, problem).
+
+    Where `impossible` is offered it claims it with probability `CLAIM_PROBABILITY` each step.
+    """
 
     name = "random"
 
@@ -136,5 +160,10 @@ class RandomAgent(Agent):
         self._rng = random.Random(f"{self.seed}:{seed}:{info.get('domain')}:{info.get('problem')}")
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        actions = self._env.valid_actions()
+        if offers_impossible(self._env):
+            if self._rng.random() < CLAIM_PROBABILITY:
+                return IMPOSSIBLE_ACTION
+            actions = [a for a in self._env.valid_actions() if a != IMPOSSIBLE_ACTION]
+        else:
+            actions = self._env.valid_actions()
         return self._rng.choice(actions) if actions else _STUCK

@@ -1,4 +1,6 @@
-"""Evaluating agents: resumable runs (`runner`), metrics (`metrics`), reports (`report`), the CLI (`cli`).
+"""Evaluating agents: what a run plays (`spec`), its folder (`store`), its identity (`configuration`), one
+episode (`episode`), where episodes run (`executors`), the run loop (`runner`), the metrics table
+(`metrics`), reports (`report`) and the CLI (`cli`).
 
 from pddlworlds.evaluation import RunPlan, run_evaluation, write_report
 plan = RunPlan(agents=["expert", "random"], problems={"blocksworld": ["problem1"]})
@@ -8,19 +10,13 @@ write_report("runs/demo")
 
 from __future__ import annotations
 
+from .episode import run_episode
+from .errors import ConfigMismatchError, EvaluationError, RunStopped
 from .metrics import summarize, wilcoxon_paired
 from .report import write_report
-from .runner import (
-    BackendSpec,
-    ConfigMismatchError,
-    EpisodeSpec,
-    EvaluationError,
-    RunPlan,
-    RunResult,
-    RunStopped,
-    run_episode,
-    run_evaluation,
-)
+from .runner import RunResult, run_evaluation
+from .spec import BackendSpec, EpisodeSpec, RunPlan
+from .store import RunStore
 
 __all__ = [
     "BackendSpec",
@@ -30,6 +26,7 @@ __all__ = [
     "RunPlan",
     "RunResult",
     "RunStopped",
+    "RunStore",
     "run_episode",
     "run_evaluation",
     "summarize",

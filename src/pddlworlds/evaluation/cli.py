@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import sys
+from pathlib import Path
 from typing import Any
 
 __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
     "add_eval_parsers",
+    "add_parsers",
     "build_plan",
     "cmd_eval",
     "cmd_report",
@@ -115,7 +117,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..catalogue import domains as all_domains
-    from .runner import RunPlan, agent_names, parse_llm, resolve_agent
+    from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
     agents = _csv(args.agents)
     if agents == ["all"]:
@@ -125,6 +127,15 @@ def build_plan(args: argparse.Namespace) -> Any:
     for agent in agents:
         resolve_agent(agent)
     agents = list(dict.fromkeys(agents))
+    from ..profiles import get_profile
+
+    profile = get_profile(getattr(args, "profile", None) or "pddlworlds").name  # unknown names fail here
+    prompt_file = getattr(args, "prompt_file", None)
+    if prompt_file is not None:
+        from ..agents.agentboard import load_prompt_file
+
+        load_prompt_file(prompt_file)  # a missing or malformed file fails here, naming what is wrong
+        prompt_file = str(Path(prompt_file).resolve())
 
     known = list(all_domains())
     wanted = _csv(args.domains.lower())
@@ -137,9 +148,21 @@ def build_plan(args: argparse.Namespace) -> Any:
         )
     wanted = list(dict.fromkeys(wanted))
 
-    backend = parse_llm(args.llm, args.base_url, args.api_key)
+    backend = parse_llm(
+        args.llm,
+        args.base_url,
+        args.api_key,
+        request_timeout=getattr(args, "request_timeout", None),
+        call_deadline=getattr(args, "call_deadline", None),
+    )
     problems = _csv(args.problems) if args.problems else None
-    if problems is None and args.limit is None:
+    from ..proofs import split_unsolvable
+
+    unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
+    if problems is None and args.limit is None and any(unsolvable.values()):
+        selected = select_problems(wanted, args.split, None, None)  # a share of unsolvable ones needs them all
+        print(f"note: split {args.split!r} has unsolvable problems; playing all of them", file=sys.stderr)
+    elif problems is None and args.limit is None:
         selected = smallest_problems(wanted, args.split)
     else:
         selected = select_problems(wanted, args.split, problems, args.limit)
@@ -159,13 +182,18 @@ def build_plan(args: argparse.Namespace) -> Any:
         seeds=parse_seeds(args.seeds),
         max_steps=args.max_steps,
         backend=backend,
+        allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
+        profile=profile,
+        prompt_file=prompt_file,
     )
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an evaluation, then write the report and print the main table."""
+    from .errors import RunStopped
     from .report import load_analysis, print_main_table, write_report
-    from .runner import RunStopped, run_evaluation
+    from .runner import run_evaluation
+    from .store import path_problem
 
     try:
         plan = build_plan(args)
@@ -182,7 +210,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
             return cmd_trials(args, plan, memory)
         result = run_evaluation(
-            plan, args.out, workers=args.workers, backend=args.backend, progress=not args.no_progress
+            plan, args.out, workers=args.workers, executor=args.executor, progress=not args.no_progress
         )
     except RunStopped as exc:  # stopped mid-run: what finished is stored
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
@@ -190,15 +218,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:  # EvaluationError included: refused before anything ran
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the output folder: read-only, full, a file in the way
+        print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
+        return 1
+    if result.skipped:
+        print(f"note: {result.out}/episodes.jsonl had {result.skipped}; they were skipped", file=sys.stderr)
     if result.lines and not args.no_report:
-        analysis = load_analysis(result.out)
-        path = write_report(result.out, analysis=analysis)
+        try:
+            analysis = load_analysis(result.out)
+            path = write_report(result.out, analysis=analysis)
+        except OSError as exc:
+            print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
+            return 1
         print_main_table(result.out, analysis=analysis)
         print(f"report: {path}")
-    status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new)"
+    status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new"
+    status += f", {result.rerun} of them re-run after a fault)" if result.rerun else ")"
     if result.interrupted:
         print(f"interrupted; {status}. Run the same command again to resume.", file=sys.stderr)
         return 130
+    errored = result.errored
+    if errored:
+        print(_fault_list(errored, result.out), file=sys.stderr)
+        print(status, file=sys.stderr)
+        return 1
     if result.failures:
         print(
             f"{len(result.failures)} episode(s) failed (see {result.out}/errors.jsonl); {status}. "
@@ -210,8 +253,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str:
+    """The episodes stopped by an endpoint fault, and how to re-run them."""
+    lines = [f"{len(errored)} episode(s) stopped by a fault of the model endpoint, left out of every score:"]
+    for line in errored[:shown]:
+        fault = line.get("error")
+        what = f"{fault.get('kind')}: {fault.get('message')}" if isinstance(fault, dict) else str(fault)
+        lines.append(f"  {line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}: {what}")
+    if len(errored) > shown:
+        lines.append(f"  ... and {len(errored) - shown} more (see {out}/report.md)")
+    lines.append(
+        "Fix the endpoint (or raise --request-timeout / --call-deadline), then run the same command again: "
+        "it re-runs these episodes, and only these."
+    )
+    return "\n".join(lines)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import load_analysis, print_main_table, write_report
+    from .store import path_problem
 
     try:
         analysis = load_analysis(args.out)
@@ -219,9 +279,34 @@ def cmd_report(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pddlworlds report: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"pddlworlds report: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
+        return 1
+    data = analysis[2]
+    if data and data.get("skipped"):
+        print(f"note: {args.out}/episodes.jsonl had {data['skipped']}; they were skipped", file=sys.stderr)
     print_main_table(args.out, analysis=analysis)
     print(f"report: {path}")
     return 0
+
+
+class _DeprecatedExecutor(argparse.Action):
+    """`--backend local|ray`: the old spelling of `--executor`; still works, with a note."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option: Any = None) -> None:
+        print("note: --backend is now --executor (--llm names the model backend)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def _llm_help() -> str:
+    from ..llm import BACKENDS
+
+    return "; ".join(f"{b.usage}: {b.help}" for b in BACKENDS.values())
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `eval` and `report` to the main CLI's subparsers."""
+    add_eval_parsers(subparsers)
 
 
 def add_eval_parsers(subparsers: Any) -> None:
@@ -242,10 +327,22 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all' (default)")
     p.add_argument("--split", default="agentboard", help="problem split (default: agentboard)")
     p.add_argument(
-        "--llm", default="embedded", help="embedded (default), embedded:PATH.gguf, or openai:MODEL"
+        "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=None,
+        help="seconds a server has to answer one HTTP attempt (default: 60); the client retries after it",
+    )
+    p.add_argument(
+        "--call-deadline",
+        type=float,
+        default=None,
+        help="seconds one model call may take in all, retries included (default: (retries + 1) x timeout + 30)",
+    )
     p.add_argument("--max-steps", type=int, default=30, help="step budget per episode (default: 30)")
     p.add_argument(
         "--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder (default: runs/<today>)"
@@ -267,10 +364,32 @@ def add_eval_parsers(subparsers: Any) -> None:
         "core, at most 8, for the embedded model; 4 threads for a server; 1 without a model)",
     )
     p.add_argument(
-        "--backend", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
+        "--executor", default="local", choices=["local", "ray"], help="where episodes run (default: local)"
+    )
+    p.add_argument(  # the old name, from when "backend" also meant the model; kept working, not shown
+        "--backend",
+        dest="executor",
+        choices=["local", "ray"],
+        action=_DeprecatedExecutor,
+        help=argparse.SUPPRESS,
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write report.md at the end")
+    p.add_argument("--allow-impossible", action="store_true",
+                   help="offer the `impossible` action (on by itself for splits with unsolvable problems)")
+    p.add_argument(
+        "--profile",
+        default="pddlworlds",
+        help="whose text and scoring the environments use: pddlworlds (default) or agentboard "
+        "(AgentBoard's wording, messages, parsing and progress rule; the report adds its pooled scores)",
+    )
+    p.add_argument(
+        "--prompt-file",
+        metavar="PATH",
+        help="an AgentBoard PDDL prompt file (JSON: per domain system_msg, instruction, examples): STANDARD "
+        "then assembles its prompt as AgentBoard's own agent does (stop newline, 100 new tokens); its "
+        "sha256 is kept in the run configuration",
+    )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     p.set_defaults(func=cmd_eval)
 

@@ -8,8 +8,9 @@ docs/method.md section 3 describes:
 - steps: agent turns, an unsolved episode counting the whole budget (`max_steps`);
 - steps / optimal and extra steps over optimal (action efficiency), on solved episodes whose optimal plan
   length is known;
-- prompt tokens per step (context efficiency): the context of the call that chose each action; also the
-  tokens of every call of the step (summaries, retrievals) as `all_prompt_tokens_per_step`;
+- context tokens per step (context efficiency): the in-trial context (working memory) at each action call
+  when the agent records it (`StepRecord.context_tokens`), else the whole prompt of that call; the whole
+  prompt and the tokens of every call of the step (summaries, retrievals) are kept as their own columns;
 - run time per episode; both relative to the STANDARD agent of the same domain when it was run;
 - executability: the fraction of valid actions, per episode and per step index;
 - progress at step k (k = 5, 10, ..., 30): PR after k steps;
@@ -21,21 +22,29 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..records import EpisodeRecord
 
 __all__ = [
+    "CONTEXT_MEASURES",
+    "METRICS",
     "OVERALL",
     "PROGRESS_STEPS",
     "REFERENCE_AGENT",
+    "Metric",
     "aggregate",
     "as_record",
     "budget_steps",
+    "context_measure",
+    "context_tokens_per_step",
     "episode_metrics",
     "executability",
     "executability_by_step",
+    "group_records",
+    "metric_columns",
     "paired_values",
     "progress_at",
     "prompt_tokens_per_step",
@@ -111,24 +120,180 @@ def prompt_tokens_per_step(record: Recordish, all_calls: bool = False) -> float 
     return sum(values) / len(values)
 
 
-def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
-    """Every per-episode number the aggregates are made of."""
+def context_tokens_per_step(record: Recordish) -> float | None:
+    """Mean in-trial context tokens per step (`StepRecord.context_tokens`, the working memory at the action
+    call, as the paper measures context); None unless every step of the episode has it."""
     r = as_record(record)
-    solved_with_optimal = r.success and r.optimal_length is not None and r.optimal_length > 0
-    steps = budget_steps(r, max_steps)
-    return {
-        "success": 1.0 if r.success else 0.0,
-        "progress": float(r.progress),
-        "steps": float(steps),
-        "steps_over_optimal": steps / r.optimal_length if solved_with_optimal else None,
-        "extra_steps": float(steps - r.optimal_length) if solved_with_optimal else None,
-        "prompt_tokens_per_step": prompt_tokens_per_step(r),
-        "all_prompt_tokens_per_step": prompt_tokens_per_step(r, all_calls=True),
-        "run_time_s": float(r.run_time_s),
-        "executability": executability(r),
-        "progress_at": {k: progress_at(r, k) for k in PROGRESS_STEPS if k <= max_steps},
-        "error": r.error,
-    }
+    values = [s.context_tokens for s in r.trajectory]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
+
+
+# ------------------------------------------------------------------------------------------------
+# The table of metrics: what each is per episode, how a group of episodes aggregates it, and how the
+# report shows it. `episode_metrics`, `aggregate`, `summarize` and the report's tables all read it.
+
+
+def _with_optimal(row: Mapping[str, Any]) -> bool:
+    return row["steps_over_optimal"] is not None
+
+
+def _mean_of(key: str, where: Callable[[Mapping[str, Any]], bool] | None = None) -> Callable[[list], Any]:
+    return lambda rows: _mean(m[key] for m in rows if where is None or where(m))
+
+
+def _progress_at_means(rows: list[Mapping[str, Any]]) -> dict[int, float | None]:
+    ks = sorted({k for m in rows for k in m["progress_at"]})
+    return {k: _mean(m["progress_at"].get(k) for m in rows) for k in ks}
+
+
+def _solved_with_optimal(r: EpisodeRecord) -> bool:
+    return r.success and r.optimal_length is not None and r.optimal_length > 0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric. `episode(record, max_steps)` gives its per-episode value under `source` (default: `name`);
+    `aggregate(rows)` turns a group's per-episode rows into the value under `name`; `relative` names another
+    metric that this one divides by the reference agent's (`summarize`). `table` ("main", "efficiency")
+    and `label` place it in the report; `digits`/`scale`/`suffix` format it, or `cell(row)` does."""
+
+    name: str
+    aggregate: Callable[[list[Mapping[str, Any]]], Any] | None = None
+    episode: Callable[[EpisodeRecord, int], Any] | None = None
+    source: str | None = None
+    relative: str | None = None
+    table: str | None = None
+    label: str | None = None
+    digits: int = 1
+    scale: float = 1.0
+    cell: Callable[[Mapping[str, Any]], str] | None = None
+
+    @property
+    def key(self) -> str:
+        return self.source or self.name
+
+    def format(self, row: Mapping[str, Any]) -> str:
+        if self.cell is not None:
+            return self.cell(row)
+        value = row[self.name]
+        return "–" if value is None else f"{value * self.scale:.{self.digits}f}"
+
+
+#: The context measure `context_rel` divides: in-trial context when the run recorded it, else the prompt.
+CONTEXT_MEASURES = ("context_tokens_per_step", "prompt_tokens_per_step")
+
+METRICS: tuple[Metric, ...] = (
+    Metric("n", lambda rows: len(rows), table="main", label="n", cell=lambda row: str(row["n"])),
+    Metric(
+        "n_solved",
+        lambda rows: sum(1 for m in rows if m["success"]),
+        table="efficiency",
+        label="solved",
+        cell=lambda row: f"{row['n_solved']}/{row['n']}",
+    ),
+    Metric(
+        "n_solved_with_optimal",
+        lambda rows: sum(1 for m in rows if _with_optimal(m)),
+        table="efficiency",
+        label="with optimal",
+        cell=lambda row: str(row["n_solved_with_optimal"]),
+    ),
+    Metric("n_errors", lambda rows: sum(1 for m in rows if m["error"]), lambda r, _: r.error, source="error"),
+    Metric(
+        "sr",
+        lambda rows: sum(1 for m in rows if m["success"]) / len(rows) if rows else None,
+        lambda r, _: 1.0 if r.success else 0.0,
+        source="success",
+        table="main",
+        label="SR %",
+        scale=100,
+    ),
+    Metric(
+        "pr",
+        _mean_of("progress"),
+        lambda r, _: float(r.progress),
+        source="progress",
+        table="main",
+        label="PR %",
+        scale=100,
+    ),
+    Metric("steps", _mean_of("steps"), lambda r, k: float(budget_steps(r, k)), table="main", label="Steps"),
+    Metric(
+        "steps_over_optimal",
+        _mean_of("steps_over_optimal", _with_optimal),
+        lambda r, k: budget_steps(r, k) / r.optimal_length if _solved_with_optimal(r) else None,
+        table="efficiency",
+        label="steps / optimal",
+        digits=2,
+    ),
+    Metric(
+        "extra_steps",
+        _mean_of("extra_steps", _with_optimal),
+        lambda r, k: float(budget_steps(r, k) - r.optimal_length) if _solved_with_optimal(r) else None,
+        table="efficiency",
+        label="extra steps",
+    ),
+    Metric(
+        "prompt_tokens_per_step",
+        _mean_of("prompt_tokens_per_step"),
+        lambda r, _: prompt_tokens_per_step(r),
+        table="efficiency",
+        label="tokens/step",
+        digits=0,
+    ),
+    Metric(
+        "all_prompt_tokens_per_step",
+        _mean_of("all_prompt_tokens_per_step"),
+        lambda r, _: prompt_tokens_per_step(r, all_calls=True),
+        table="efficiency",
+        label="tokens/step (all calls)",
+        digits=0,
+    ),
+    Metric(
+        "context_tokens_per_step",
+        _mean_of("context_tokens_per_step"),
+        lambda r, _: context_tokens_per_step(r),
+        table="efficiency",
+        label="in-trial tokens/step",
+        digits=0,
+    ),
+    Metric(
+        "run_time_s",
+        _mean_of("run_time_s"),
+        lambda r, _: float(r.run_time_s),
+        table="efficiency",
+        label="time/episode s",
+        digits=2,
+    ),
+    Metric(
+        "executability",
+        _mean_of("executability"),
+        lambda r, _: executability(r),
+        table="efficiency",
+        label="executability %",
+        scale=100,
+    ),
+    Metric(
+        "progress_at",
+        _progress_at_means,
+        lambda r, k: {step: progress_at(r, step) for step in PROGRESS_STEPS if step <= k},
+    ),
+    Metric("context_rel", relative="context", table="main", label="Context %", scale=100),
+    Metric("time_rel", relative="run_time_s", table="main", label="Time %", scale=100),
+)
+
+
+def metric_columns(table: str, shown: Callable[[Metric], bool] = lambda m: True) -> list[Metric]:
+    """The metrics of one report table, in column order."""
+    return [m for m in METRICS if m.table == table and shown(m)]
+
+
+def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
+    """Every per-episode number the aggregates are made of (`METRICS`' sources)."""
+    r = as_record(record)
+    return {m.key: m.episode(r, max_steps) for m in METRICS if m.episode is not None}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -136,28 +301,9 @@ def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
 
 
 def aggregate(records: Sequence[Recordish], max_steps: int = 30) -> dict[str, Any]:
-    """Means over a group of episodes (rates as fractions, not percents)."""
+    """Means over a group of episodes (rates as fractions, not percents), one key per aggregated metric."""
     rows = [episode_metrics(r, max_steps) for r in records]
-    n = len(rows)
-    solved = sum(1 for m in rows if m["success"])
-    with_optimal = [m for m in rows if m["steps_over_optimal"] is not None]
-    ks = sorted({k for m in rows for k in m["progress_at"]})
-    return {
-        "n": n,
-        "n_solved": solved,
-        "n_solved_with_optimal": len(with_optimal),
-        "n_errors": sum(1 for m in rows if m["error"]),
-        "sr": solved / n if n else None,
-        "pr": _mean(m["progress"] for m in rows),
-        "steps": _mean(m["steps"] for m in rows),
-        "steps_over_optimal": _mean(m["steps_over_optimal"] for m in with_optimal),
-        "extra_steps": _mean(m["extra_steps"] for m in with_optimal),
-        "prompt_tokens_per_step": _mean(m["prompt_tokens_per_step"] for m in rows),
-        "all_prompt_tokens_per_step": _mean(m["all_prompt_tokens_per_step"] for m in rows),
-        "run_time_s": _mean(m["run_time_s"] for m in rows),
-        "executability": _mean(m["executability"] for m in rows),
-        "progress_at": {k: _mean(m["progress_at"].get(k) for m in rows) for k in ks},
-    }
+    return {m.name: m.aggregate(rows) for m in METRICS if m.aggregate is not None}
 
 
 def _ratio(value: float | None, reference: float | None) -> float | None:
@@ -176,20 +322,32 @@ def group_records(records: Iterable[Recordish]) -> dict[tuple[str, str], list[Ep
     return dict(groups)
 
 
+def context_measure(records: Iterable[Recordish]) -> str:
+    """Which tokens "context" means for these episodes: the in-trial context (`context_tokens_per_step`) when
+    any episode recorded it, else the action call's whole prompt (`prompt_tokens_per_step`)."""
+    if any(context_tokens_per_step(r) is not None for r in records):
+        return CONTEXT_MEASURES[0]
+    return CONTEXT_MEASURES[1]
+
+
 def summarize(
     records: Iterable[Recordish], max_steps: int = 30, reference: str = REFERENCE_AGENT
 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """(domain, agent) -> `aggregate`, plus (OVERALL, agent) rows; with `context_rel` and `time_rel`.
+    """(domain, agent) -> `aggregate`, plus (OVERALL, agent) rows; with the relative metrics.
 
-    `context_rel` / `time_rel` are the agent's mean prompt tokens per step / run time divided by the
-    reference agent's in the same domain (1.0 = the same; None when the reference was not run or used no
-    model). Overall rows divide the overall means.
+    `context_rel` / `time_rel` are the agent's mean context tokens per step (`context_measure`) / run
+    time divided by the reference agent's in the same domain (1.0 = the same; None when the reference was
+    not run or used no model). Overall rows divide the overall means.
     """
+    records = [as_record(r) for r in records]
+    measures = {"context": context_measure(records)}
     summary = {key: aggregate(rs, max_steps) for key, rs in group_records(records).items()}
     for (domain, _agent), row in summary.items():
         ref = summary.get((domain, reference))
-        row["context_rel"] = _ratio(row["prompt_tokens_per_step"], ref and ref["prompt_tokens_per_step"])
-        row["time_rel"] = _ratio(row["run_time_s"], ref and ref["run_time_s"])
+        for metric in METRICS:
+            if metric.relative is not None:
+                source = measures.get(metric.relative, metric.relative)
+                row[metric.name] = _ratio(row[source], ref and ref[source])
     return dict(sorted(summary.items(), key=lambda kv: (kv[0][0] == OVERALL, kv[0])))
 
 

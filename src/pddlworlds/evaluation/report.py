@@ -15,7 +15,10 @@ from typing import Any
 
 from ..files import atomic_write
 from . import metrics as M
-from .runner import RunStore, specs_from
+from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label, paper_row
+from .plots import write_plots
+from .spec import specs_from
+from .store import EpisodeFile, RunStore, is_errored
 
 __all__ = [
     "AGENT_LABELS",
@@ -29,56 +32,6 @@ __all__ = [
     "write_report",
 ]
 
-PAPER_SOURCE = (
-    'HiAgent paper (Hu et al., 2024, "HiAgent: Hierarchical Working Memory Management for Solving '
-    "Long-Horizon Agent Tasks with Large Language Model\"), Table 1: GPT-4-turbo on AgentBoard's PDDL tasks, "
-    "30 steps; as quoted in docs/method.md section 4"
-)
-
-#: (domain, agent) -> (SR %, PR %, steps, context %, time %), from docs/method.md section 4.
-PAPER_TABLE1: dict[tuple[str, str], tuple[float, float, float, float | None, float | None]] = {
-    ("blocksworld", "standard"): (30.0, 35.0, 25.0, 100.0, 100.0),
-    ("blocksworld", "hiagent"): (60.0, 80.0, 18.6, 67.5, 63.5),
-    ("gripper", "standard"): (50.0, 87.8, 25.2, 100.0, 100.0),
-    ("gripper", "hiagent"): (50.0, 86.3, 24.8, 50.0, 70.5),
-    ("tyreworld", "standard"): (10.0, 39.3, 28.4, 100.0, 100.0),
-    ("tyreworld", "hiagent"): (60.0, 75.8, 19.0, 73.6, 77.6),
-    ("barman", "standard"): (10.0, 17.5, 26.9, 100.0, 100.0),
-    ("barman", "hiagent"): (30.0, 40.8, 24.5, 67.0, 95.5),
-}
-
-#: Tyreworld ablations (SR %, PR %, steps), same source.
-PAPER_TYREWORLD_ABLATIONS: dict[str, tuple[float, float, float]] = {
-    "hiagent": (60.0, 75.8, 19.0),
-    "hiagent-no-summary": (30.0, 68.2, 24.2),
-    "hiagent-no-retrieval": (50.0, 76.9, 21.2),
-    "hiagent-no-summary-no-retrieval": (30.0, 62.4, 26.2),
-    "task-decomposition": (40.0, 67.4, 22.8),
-}
-
-AGENT_LABELS = {
-    "standard": "STANDARD",
-    "hiagent": "HiAgent",
-    "hiagent-no-summary": "HiAgent w/o OS",
-    "hiagent-no-retrieval": "HiAgent w/o TR",
-    "hiagent-no-summary-no-retrieval": "HiAgent w/o OS & TR",
-    "task-decomposition": "TD only",
-    "expert": "expert (planner)",
-    "random": "random",
-}
-
-
-def _label(agent: str) -> str:
-    return AGENT_LABELS.get(agent, agent)
-
-
-def _paper(domain: str, agent: str) -> tuple[Any, ...] | None:
-    if (domain, agent) in PAPER_TABLE1:
-        return PAPER_TABLE1[(domain, agent)]
-    if domain == "tyreworld" and agent in PAPER_TYREWORLD_ABLATIONS:
-        return (*PAPER_TYREWORLD_ABLATIONS[agent], None, None)
-    return None
-
 
 def _f(value: float | None, digits: int = 1, scale: float = 1.0, suffix: str = "") -> str:
     return "–" if value is None else f"{value * scale:.{digits}f}{suffix}"
@@ -90,14 +43,20 @@ def _f(value: float | None, digits: int = 1, scale: float = 1.0, suffix: str = "
 
 def load_run(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(config, episode lines) of a run folder; the config is {} if the folder has none."""
+    config, found = read_run(out)
+    return config, found.lines
+
+
+def read_run(out: str | Path) -> tuple[dict[str, Any], EpisodeFile]:
+    """`load_run`, with what the episode file skipped (torn and duplicate lines)."""
     store = RunStore(out)
     if not store.out.is_dir():
         raise ValueError(f"no run folder {store.out}")
     config = store.read_config() or {}
-    lines = store.load_lines(repair=False)
-    if not config and not lines:
+    found = store.read_episodes(repair=False)
+    if not config and not found.lines:
         raise ValueError(f"{store.out} holds no run (no config.json, no episodes.jsonl)")
-    return config, lines
+    return config, found
 
 
 def _order(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -122,7 +81,7 @@ def _max_steps(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> int:
 # ------------------------------------------------------------------------------------------------
 # Tables.
 
-MAIN_COLUMNS = ["Domain", "Agent", "n", "SR %", "PR %", "Steps", "Context %", "Time %"]
+MAIN_COLUMNS = ["Domain", "Agent", *(m.label for m in M.metric_columns("main"))]
 PAPER_COLUMNS = ["Paper SR %", "Paper PR %", "Paper steps", "Paper context %", "Paper time %"]
 
 
@@ -150,16 +109,11 @@ def main_table_rows(
     for domain, agent, row in _summary_rows(summary, agents, domains):
         cells = [
             _domain_label(domain),
-            _label(agent),
-            str(row["n"]),
-            _f(row["sr"], 1, 100),
-            _f(row["pr"], 1, 100),
-            _f(row["steps"], 1),
-            _f(row["context_rel"], 1, 100),
-            _f(row["time_rel"], 1, 100),
+            agent_label(agent),
+            *(m.format(row) for m in M.metric_columns("main")),
         ]
         if with_paper:
-            paper = _paper(domain, agent)
+            paper = paper_row(domain, agent)
             cells += [_f(v, 1) for v in paper] if paper else ["–"] * len(PAPER_COLUMNS)
         rows.append(cells)
     return rows
@@ -172,20 +126,15 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _efficiency_rows(summary, agents, domains) -> list[list[str]]:
+def _efficiency_columns(context: str) -> list[M.Metric]:
+    """The efficiency table's metrics; the in-trial context column only when the run recorded it."""
+    return M.metric_columns("efficiency", lambda m: m.name != "context_tokens_per_step" or m.name == context)
+
+
+def _efficiency_rows(summary, agents, domains, context: str) -> list[list[str]]:
+    columns = _efficiency_columns(context)
     return [
-        [
-            _domain_label(domain),
-            _label(agent),
-            f"{row['n_solved']}/{row['n']}",
-            str(row["n_solved_with_optimal"]),
-            _f(row["steps_over_optimal"], 2),
-            _f(row["extra_steps"], 1),
-            _f(row["prompt_tokens_per_step"], 0),
-            _f(row["all_prompt_tokens_per_step"], 0),
-            _f(row["run_time_s"], 2),
-            _f(row["executability"], 1, 100),
-        ]
+        [_domain_label(domain), agent_label(agent), *(m.format(row) for m in columns)]
         for domain, agent, row in _summary_rows(summary, agents, domains)
     ]
 
@@ -193,7 +142,7 @@ def _efficiency_rows(summary, agents, domains) -> list[list[str]]:
 def _progress_rows(summary, agents, domains) -> tuple[list[str], list[list[str]]]:
     ks = sorted({k for row in summary.values() for k in row["progress_at"]})
     rows = [
-        [_domain_label(domain), _label(agent)] + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
+        [_domain_label(domain), agent_label(agent)] + [_f(row["progress_at"].get(k), 1, 100) for k in ks]
         for domain, agent, row in _summary_rows(summary, agents, domains)
     ]
     return [f"PR@{k} %" for k in ks], rows
@@ -205,8 +154,8 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
         scale = 100 if r["metric"] == "progress" else 1
         rows.append(
             [
-                _label(r["agent_a"]),
-                _label(r["agent_b"]),
+                agent_label(r["agent_a"]),
+                agent_label(r["agent_b"]),
                 _domain_label(r["domain"]),
                 "PR %" if r["metric"] == "progress" else "steps",
                 str(r["n_pairs"]),
@@ -222,69 +171,46 @@ def _wilcoxon_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 # ------------------------------------------------------------------------------------------------
-# Plots.
-
-
-def _plot(out: Path, summary, by_step, agents, domains, max_steps: int) -> None:
-    def progress(ax, domain: str) -> None:
-        for agent in agents:
-            row = summary.get((domain, agent))
-            if row is None:
-                continue
-            ks = sorted(row["progress_at"])
-            ys = [row["progress_at"][k] for k in ks]
-            ax.plot(ks, [None if y is None else 100 * y for y in ys], marker="o", label=_label(agent))
-
-    def executability(ax, domain: str) -> None:
-        for agent in agents:
-            series = by_step.get((domain, agent))
-            if not series:
-                continue
-            xs = [i for i in range(1, max_steps + 1) if series.get(i) is not None]
-            ax.plot(xs, [100 * series[i] for i in xs], marker=".", label=_label(agent))
-
-    panels = [*domains, M.OVERALL] if len(domains) > 1 else list(domains)
-    _panel_figure(out / "progress.png", panels, progress, "step", "progress rate %")
-    _panel_figure(out / "executability.png", panels, executability, "step index", "valid actions %")
-
-
-def _panel_figure(path: Path, panels: Sequence[str], draw, xlabel: str, ylabel: str) -> None:
-    """One panel per domain, side by side on a shared 0-100 % axis; `draw(ax, domain)` adds the lines."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False, sharey=True)
-    for ax, domain in zip(axes[0], panels):
-        draw(ax, domain)
-        ax.set_title(domain.capitalize())
-        ax.set_xlabel(xlabel)
-        ax.set_ylim(-2, 102)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-# ------------------------------------------------------------------------------------------------
 # The report.
 
 
 def _describe_model(config: dict[str, Any]) -> str:
+    from ..llm import BACKENDS
+
     llm = config.get("llm")
     if not llm:
         return "none (the agents need no model)"
-    if llm.get("backend") == "embedded":
-        sha = llm.get("model_sha256") or ""
-        return f"embedded {llm.get('model_id')} (sha256 {sha[:16]}…)"
-    return f"{llm.get('model')} at {llm.get('base_url')}"
+    backend = BACKENDS.get(str(llm.get("backend")))
+    if backend is None:  # a backend registered by the run's own code, not in this process
+        return f"{llm.get('backend')} {llm.get('model') or llm.get('model_id') or ''}".strip()
+    return backend.describe_entry(llm)
 
 
-def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Everything the report shows, as data (also handy in notebooks)."""
+def _context_words(measure: str) -> str:
+    """What the Context % column divides, for the report's header."""
+    if measure == "context_tokens_per_step":
+        return (
+            "mean in-trial context tokens per step (the working memory at the action call: goal, observations, "
+            "actions, subgoals, summaries, retrieved pairs; not the fixed instructions and example; the whole "
+            "prompt is the efficiency table's tokens/step)"
+        )
+    return "mean prompt tokens per step of the action call"
+
+
+def _token_counting_words(config: dict[str, Any]) -> str:
+    """How the run's backend counted tokens (recorded in its configuration), as a sentence, if it says."""
+    counting = (config.get("llm") or {}).get("token_counting")
+    return f" Tokens counted by {counting}." if counting else ""
+
+
+def analyse(
+    config: dict[str, Any], lines: Sequence[dict[str, Any]], include_errored: bool = False
+) -> dict[str, Any]:
+    """Everything the report shows, as data (also handy in notebooks). Episodes stopped by a fault outside
+    the agent are left out of every score (`include_errored` puts them back) and listed as `errored`."""
+    errored = [line for line in lines if is_errored(line)]
+    if not include_errored:
+        lines = [line for line in lines if not is_errored(line)]
     records = [M.as_record(line) for line in lines]
     max_steps = _max_steps(config, lines)
     agents, domains = _order(config, lines)
@@ -304,20 +230,26 @@ def analyse(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str
         "summary": summary,
         "executability_by_step": by_step,
         "wilcoxon": wilcoxon,
+        "context": M.context_measure(records),
+        "errored": errored,
     }
 
 
 def load_analysis(out: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
     """A run folder's configuration, records and `analyse` result (None before any episode has ended):
     read and computed once for both the report file and the table on screen."""
-    config, lines = load_run(out)
-    return config, lines, (analyse(config, lines) if lines else None)
+    config, found = read_run(out)
+    lines = found.lines
+    data = analyse(config, lines) if lines else None
+    if data is not None:
+        data["skipped"] = found.skipped()
+    return config, lines, data
 
 
 def _with_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
     """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran."""
     agentboard = config.get("split", lines[0]["split"]) == "agentboard"
-    return agentboard and any(_paper(d, a) for d in data["domains"] for a in data["agents"])
+    return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
 
 
 def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = None) -> Path:
@@ -341,13 +273,18 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
     if planned and len(lines) < planned:
         episodes += " (**incomplete run**: resume it with the same `eval` command)"
     if errors:
-        episodes += f"; {errors} stopped by an error outside the agent"
+        episodes += (
+            f"; {errors} stopped by a fault outside the agent (the model endpoint), **left out of every score** "
+            "and listed at the end: the same `eval` command re-runs them"
+        )
+    if data.get("skipped"):
+        episodes += f"; episodes.jsonl had {data['skipped']}, skipped"
     main_note = (
         "SR: episodes solved; PR: best fraction of goal conditions reached; steps: agent turns, an unsolved "
-        f"episode counting the full budget ({data['max_steps']}); context %: mean prompt tokens per step of the "
-        "action call, and time %: mean wall time per episode, both relative to STANDARD in the same domain "
+        f"episode counting the full budget ({data['max_steps']}); context %: {_context_words(data['context'])}, "
+        "and time %: mean wall time per episode, both relative to STANDARD in the same domain "
         "(– when STANDARD was not run or no model was used; time depends on the machine's load and on "
-        "--workers). Overall rows average over all episodes."
+        "--workers). Overall rows average over all episodes." + _token_counting_words(config)
     )
     paper_note = (
         f"*Paper columns* are not ours: {PAPER_SOURCE}. The Tyreworld ablation rows give the paper's "
@@ -363,27 +300,20 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         "call's prompt, and every call of the step (summaries, retrievals) added up. Executability: fraction "
         "of the agent's actions that were valid."
     )
-    efficiency_header = [
-        "Domain",
-        "Agent",
-        "solved",
-        "with optimal",
-        "steps / optimal",
-        "extra steps",
-        "tokens/step",
-        "tokens/step (all calls)",
-        "time/episode s",
-        "executability %",
-    ]
+    efficiency_header = ["Domain", "Agent", *(m.label for m in _efficiency_columns(data["context"]))]
     md: list[str] = [
         f"# Evaluation report: `{out}`",
         "",
         f"- split: **{split}**; step budget: {data['max_steps']}; seeds: {seeds}",
-        f"- agents: {', '.join(f'{_label(a)} (`{a}`)' for a in agents)}",
+        f"- agents: {', '.join(f'{agent_label(a)} (`{a}`)' for a in agents)}",
         f"- model: {_describe_model(config)}; prompts version: {config.get('prompts_version') or '–'}; "
         + f"pddlworlds {config.get('package_version', '?')}",
         f"- problems: {problems}",
         f"- episodes: {episodes}",
+        f"- environment profile: **{config.get('profile', 'pddlworlds')}**"
+        + (f"; prompt file: `{config['prompt_file']['path']}` (sha256 {config['prompt_file']['sha256'][:12]}…)"
+           if config.get("prompt_file") else "")
+        + _example_words(config),
         "",
         "## Success, progress, steps, context and time (Table 1 layout)",
         "",
@@ -404,27 +334,27 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         "",
         efficiency_note,
         "",
-        _md_table(efficiency_header, _efficiency_rows(summary, agents, domains)),
+        _md_table(efficiency_header, _efficiency_rows(summary, agents, domains, data["context"])),
         "",
         "## Progress rate at step k",
         "",
     ]
     ks_header, progress_rows = _progress_rows(summary, agents, domains)
     md += [_md_table(["Domain", "Agent", *ks_header], progress_rows), ""]
-    if plots:
-        _plot(out, summary, data["executability_by_step"], agents, domains, data["max_steps"])
+    if plots and domains:
+        write_plots(out, summary, data["executability_by_step"], agents, domains, data["max_steps"])
         md += ["![progress rate at steps 5..30](progress.png)", ""]
     md += ["## Executability per step", ""]
     step_header = [str(i) for i in range(1, data["max_steps"] + 1)]
     step_rows = []
     for (domain, agent), series in data["executability_by_step"].items():
         step_rows.append(
-            [_domain_label(domain), _label(agent)]
+            [_domain_label(domain), agent_label(agent)]
             + [_f(series.get(i), 0, 100) for i in range(1, data["max_steps"] + 1)]
         )
     md += ["Valid actions (%) among the episodes that took each step.", ""]
     md += [_md_table(["Domain", "Agent", *step_header], step_rows), ""]
-    if plots:
+    if plots and domains:
         md += ["![executability per step](executability.png)", ""]
     md += ["## Significance: Wilcoxon signed-rank tests on paired episodes", ""]
     if len(agents) < 2:
@@ -440,10 +370,50 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
             ),
             "",
         ]
+    if data["errored"]:
+        md += [
+            "## Episodes stopped by a fault outside the agent",
+            "",
+            (
+                "Left out of every score above. Fix the endpoint and run the same `eval` command again: it "
+                "re-runs these episodes, and only these."
+            ),
+            "",
+            _md_table(
+                ["Agent", "Domain", "Problem", "Seed", "Fault", "Message", "Attempts"],
+                _fault_rows(data["errored"]),
+            ),
+            "",
+        ]
+    if config.get("profile") == "agentboard":
+        md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .impossible import impossible_section
+
+    md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"
     atomic_write(path, "\n".join(md))
     atomic_write(out / "summary.json", json.dumps(_summary_json(data), indent=2) + "\n")
     return path
+
+
+def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for line in errored:
+        fault = line.get("error")
+        fault = fault if isinstance(fault, dict) else {"kind": "error", "message": str(fault), "count": None}
+        message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
+        rows.append(
+            [
+                agent_label(line["agent"]),
+                _domain_label(line["domain"]),
+                line["problem"],
+                str(line.get("seed")),
+                str(fault.get("kind")),
+                message,
+                str(fault.get("count", "–")),
+            ]
+        )
+    return rows
 
 
 def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
@@ -482,5 +452,45 @@ def print_main_table(out: str | Path, console: Any = None, analysis: tuple | Non
         previous = cells[0]
         table.add_row(*cells)
     console.print(table)
+    if data["errored"]:
+        console.print(
+            f"[bold red]{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out "
+            "of these scores[/bold red] (listed in report.md; the same eval command re-runs them)."
+        )
     if with_paper:
         console.print("[dim]Paper: HiAgent paper, Table 1, GPT-4-turbo (docs/method.md section 4).[/dim]")
+
+
+def _example_words(config: dict[str, Any]) -> str:
+    """Which problem each domain's in-context example came from (agents' flags), when any agent had one."""
+    sources: dict[str, str] = {}
+    for flags in config.get("agents", {}).values():
+        for domain, example in (flags.get("examples") or {}).items():
+            sources.setdefault(domain, f"{domain} {example.get('problem')} ({str(example.get('sha256', ''))[:12]}…)")
+    return "; in-context examples: " + ", ".join(sources[d] for d in sorted(sources)) if sources else ""
+
+
+def _agentboard_section(agents: Sequence[str], lines: Sequence[dict[str, Any]]) -> list[str]:
+    """AgentBoard's own scores beside ours: pooled over every problem of the run, as its PDDL task does."""
+    from .agentboard_scores import agentboard_scores
+
+    rows = []
+    for agent in agents:
+        records = [M.as_record(line) for line in lines if line["agent"] == agent]
+        if records:
+            scores = agentboard_scores(records)
+            rows.append([
+                agent_label(agent), str(scores.episodes), f"{100 * scores.progress_rate:.1f}",
+                f"{100 * scores.success_rate:.1f}", f"{100 * scores.grounding_accuracy:.1f}",
+            ])
+    return [
+        "## AgentBoard's scores (profile `agentboard`)",
+        "",
+        "As AgentBoard's PDDL task computes them: means over every episode of the run, all domains pooled "
+        "(not a mean of per-domain means). Progress starts at 0 and rises only after an action that changed "
+        "the state; grounding accuracy is valid steps over steps, `check valid actions` and `look around` "
+        "counted valid.",
+        "",
+        _md_table(["Agent", "episodes", "progress rate %", "success rate %", "grounding accuracy %"], rows),
+        "",
+    ]

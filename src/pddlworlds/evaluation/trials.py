@@ -24,8 +24,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..files import atomic_write
+from .configuration import config_differences
+from .errors import EvaluationError
 from .metrics import aggregate
-from .runner import EvaluationError, RunPlan, RunResult, RunStore, config_differences, run_evaluation
+from .runner import RunResult, run_evaluation
+from .spec import RunPlan
+from .store import RunStore, is_errored
 
 __all__ = [
     "MEMORY_DIR",
@@ -120,7 +124,7 @@ def run_trials(
     memory: TrialMemory | None = None,
     *,
     workers: int | None = 1,
-    backend: str = "local",
+    executor: str = "local",
     progress: bool = True,
     on_event: Callable[[str, int], None] | None = None,
 ) -> TrialsResult:
@@ -149,7 +153,7 @@ def run_trials(
             plan, insights=memory.use(folder, trial) if memory is not None else None, trial=trial
         )
         run = run_evaluation(
-            trial_plan, trial_dir(out, trial), workers=workers, backend=backend, progress=progress
+            trial_plan, trial_dir(out, trial), workers=workers, executor=executor, progress=progress
         )
         result.results.append(run)
         if run.interrupted or not run.complete:
@@ -177,7 +181,7 @@ def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -
     rows = []
     trial = 1
     while trial_dir(out, trial).is_dir():
-        lines = [line for line in _lines(out, trial) if not line.get("error")]
+        lines = [line for line in _lines(out, trial) if not is_errored(line)]
         extra = memory.columns(out / MEMORY_DIR, trial) if memory is not None else {}
         for agent in dict.fromkeys(line["agent"] for line in lines):
             mine = [line for line in lines if line["agent"] == agent]
@@ -240,7 +244,7 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
         args.trials,
         memory,
         workers=args.workers,
-        backend=args.backend,
+        executor=args.executor,
         progress=not args.no_progress,
     )
     if not args.no_report:

@@ -20,7 +20,8 @@ Behaviour of ``POST /v1/chat/completions``:
   OpenAI-style error body; a string picks a broken 200 reply: ``"empty"``
   (content ""), ``"null"`` (content null), ``"no_choices"`` (choices []),
   ``"malformed"`` (body is not JSON) or ``"timeout"`` (sleeps ``hang_s`` and
-  drops the connection without answering).
+  drops the connection without answering: a server that hangs). HTTP failures carry
+  ``retry-after-ms: 1``, so a client's retries stay fast.
 * Otherwise the reply is ``responder(messages)``, the next string of the
   script (a list), or the same text every time (a plain ``str``). The reply is
   cut at the first ``stop`` sequence of the request, as a real server would;
@@ -28,7 +29,13 @@ Behaviour of ``POST /v1/chat/completions``:
 * ``usage`` counts whitespace-separated words: ``prompt_tokens`` over all message
   contents, ``completion_tokens`` over the reply.
 
-``GET /v1/models`` lists ``model`` and is never affected by ``failures``.
+* ``rejects`` (e.g. ``["stop", "temperature"]``): a request carrying one of these parameters gets HTTP 400
+  naming it (``error.param``), as reasoning-model endpoints answer; ``wants_max_completion_tokens``
+  rejects ``max_tokens`` asking for ``max_completion_tokens``. ``reasoning`` adds that text as the
+  message's ``reasoning_content``. A huge reply is a responder returning a huge string.
+
+``GET /v1/models`` lists ``model`` and is never affected by ``failures``. With ``tokenize``, ``POST
+/tokenize`` answers ``{"count": words, "tokens": [...]}`` like llama.cpp's and vLLM's servers.
 
 A responder that raises, or a script that runs out, is answered with HTTP 400
 (not retried by clients) and recorded in ``errors``; leaving the ``with`` block
@@ -72,6 +79,10 @@ class FakeOpenAIServer:
         failures: Sequence[int | str] = (),
         model: str = "fake-model",
         hang_s: float = 2.0,
+        rejects: Iterable[str] = (),
+        wants_max_completion_tokens: bool = False,
+        reasoning: str | None = None,
+        tokenize: bool = False,
     ) -> None:
         for failure in failures:
             if not isinstance(failure, int) and failure not in BROKEN_REPLIES:
@@ -90,6 +101,10 @@ class FakeOpenAIServer:
         self._failures = list(failures)
         self.model = model
         self.hang_s = hang_s
+        self.rejects = tuple(rejects)
+        self.wants_max_completion_tokens = wants_max_completion_tokens
+        self.reasoning = reasoning
+        self.tokenize = tokenize
         self.requests: list[RecordedRequest] = []
         self.errors: list[Exception] = []
         self._lock = threading.Lock()
@@ -173,6 +188,26 @@ class FakeOpenAIServer:
             self._replies_used += 1
             return reply
 
+    def _rejected(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The OpenAI-style error for the first request parameter this server rejects (None: accepted)."""
+        if self.wants_max_completion_tokens and "max_tokens" in body:
+            return {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
+        for name in self.rejects:
+            if name in body:
+                return {
+                    "message": f"Unsupported parameter: '{name}' is not supported with this model.",
+                    "type": "invalid_request_error",
+                    "param": name,
+                    "code": "unsupported_parameter",
+                }
+        return None
+
     def _record_error(self, error: Exception) -> None:
         with self._lock:
             self.errors.append(error)
@@ -230,15 +265,26 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_json()
         self.fake._record(RecordedRequest("POST", self.path, body, self._headers()))
+        if self.path.rstrip("/") == "/tokenize" and self.fake.tokenize:
+            text = (body or {}).get("prompt") or (body or {}).get("content") or ""
+            self._send_json(200, {"count": _words(text), "tokens": list(range(_words(text)))})
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         if body is None or not isinstance(body.get("messages"), list):
             self._send_json(400, {"error": {"message": "body must be JSON with a messages list"}})
             return
+        rejected = self.fake._rejected(body)
+        if rejected is not None:
+            self._send_json(400, {"error": rejected})
+            return
         failure = self.fake._next_failure()
         if isinstance(failure, int):
-            headers = {"Retry-After": "0"} if failure == 429 else None
+            # retry-after-ms keeps a client's retries fast in tests (the openai client honours it)
+            headers = {"retry-after-ms": "1"}
+            if failure == 429:
+                headers["Retry-After"] = "0"
             error = {"message": f"injected HTTP {failure}", "type": "fake_failure", "code": failure}
             self._send_json(failure, {"error": error}, headers)
             return
@@ -261,11 +307,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         else:
             reply = "" if failure == "empty" else None
-        choices = (
-            []
-            if failure == "no_choices"
-            else [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]
-        )
+        message: dict[str, Any] = {"role": "assistant", "content": reply}
+        if self.fake.reasoning is not None:
+            message["reasoning_content"] = self.fake.reasoning
+        choices = [] if failure == "no_choices" else [{"index": 0, "message": message, "finish_reason": "stop"}]
         prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(reply)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]

@@ -1,0 +1,22 @@
+; Unsolvable variant made by pddlworlds.unsolvable (scripts/generate_unsolvable.py, seed 0).
+; Parent: blocksworld generated/easy-05, pddlworlds' seeded generated split (scripts/generate_problems.py).
+; Change: the goal needs b1 on both b2 and b3. Proof: planners/unsolvable.csv.
+(define (problem easy-05-b1-on-b2-and-b3)
+  (:domain blocksworld-4ops)
+  (:objects
+    b1 b2 b3
+  )
+  (:init
+    (arm-empty)
+    (clear b3)
+    (on b2 b1)
+    (on b3 b2)
+    (on-table b1)
+  )
+  (:goal
+    (and
+      (on b1 b2)
+      (on b1 b3)
+    )
+  )
+)

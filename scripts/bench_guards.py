@@ -1,0 +1,92 @@
+"""Measure the size guards of issue 15: how fast, and with how little memory, oversized input is refused.
+
+    PYTHONPATH=src python scripts/bench_guards.py [--objects 50 200] [--file-mb 0.5 20] [--at-limit]
+
+Prints, per case, the wall time of the refusal, the Python heap peak during it (tracemalloc) and the
+growth of the process's peak RSS (in MiB; Linux reports ru_maxrss in KiB). `--at-limit` also grounds a task just under the default action limit, to
+show what the default still lets through costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from pddlworlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, ground
+from pddlworlds.pddl import MAX_PDDL_BYTES, LiftedTask, Literal, Schema, SizeLimitError, read_task
+
+WIDE_DOMAIN = """\
+(define (domain wide)
+  (:requirements :strips)
+  (:predicates (p ?a ?b) (q ?c ?d))
+  (:action a4
+    :parameters (?a ?b ?c ?d)
+    :precondition (p ?a ?b)
+    :effect (q ?c ?d)))
+"""
+
+
+def problem_text(n: int, padding: int = 0) -> str:
+    objects = " ".join(f"o{i}" for i in range(n))
+    pad = ("; " + "x" * 998 + "\n") * (padding // 1000)
+    return f"(define (problem wide{n}) (:domain wide)\n  (:objects {objects})\n  (:init (p o0 o1))\n  (:goal (q o0 o1)))\n{pad}"
+
+
+def measured(label: str, call, trace: bool = True) -> None:
+    """Time `call`; with `trace`, also its Python heap peak (tracemalloc slows the call several times)."""
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if trace:
+        tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        call()
+        outcome = "accepted"
+    except SizeLimitError as exc:
+        outcome = "refused: " + str(exc).split(": ", 1)[-1][:110]
+    elapsed = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] if trace else float("nan")
+    tracemalloc.stop()
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+    print(f"{label:<38} {elapsed * 1000:9.1f} ms  heap peak {peak / 2**20:7.2f} MiB  "
+          f"RSS peak +{grown / 1024:7.1f} MiB  {outcome}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objects", type=int, nargs="*", default=[50, 200])
+    parser.add_argument("--file-mb", type=float, nargs="*", default=[0.5, 20.0])
+    parser.add_argument("--at-limit", action="store_true")
+    args = parser.parse_args()
+    print(f"defaults: max_ground_actions={MAX_GROUND_ACTIONS:,} max_atoms={MAX_ATOMS:,} "
+          f"max_file_bytes={MAX_PDDL_BYTES:,}")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        domain = folder / "domain.pddl"
+        domain.write_text(WIDE_DOMAIN)
+        for n in args.objects:
+            problem = folder / f"p{n}.pddl"
+            problem.write_text(problem_text(n))
+            task = read_task(domain, problem)
+            measured(f"ground: 4 parameters over {n} objects", lambda task=task: ground(task))
+        for mb in args.file_mb:
+            big = folder / f"big{mb}.pddl"
+            big.write_text(problem_text(5, int(mb * 2**20)))
+            measured(f"read: {big.stat().st_size / 2**20:.1f} MiB problem file", lambda big=big: read_task(domain, big))
+    if args.at_limit:
+        n = int(MAX_GROUND_ACTIONS ** (1 / 3))
+        schema = Schema("a", ("x", "y", "z"), ("obj",) * 3, (Literal("p", (0, 1)),), (Literal("q", (1, 2)),),
+                        (Literal("p", (0, 1)),))
+        task = LiftedTask("synthetic", f"n{n}", (("p", ("a", "b")), ("q", ("a", "b"))), (schema,),
+                          tuple((f"o{i}", "obj") for i in range(n)), {"obj": ("obj",)},
+                          frozenset({("p", ("o0", "o1"))}), (("q", ("o0", "o1"), True),))
+        measured(f"ground: 3 parameters over {n} objects", lambda: ground(task), trace=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

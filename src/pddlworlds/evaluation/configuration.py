@@ -1,0 +1,103 @@
+"""A run's identity (`config.json`): what it measures, compared key by key when a run is resumed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from pathlib import Path
+from typing import Any
+
+from ..llm import NO_MODEL
+from .spec import RunPlan
+from .store import utc_now
+
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences"]
+
+
+CONFIG_FORMAT = 1
+
+
+def _package_version() -> str:
+    from ..version import __version__
+
+    return __version__
+
+
+def _prompts_version() -> str | None:
+    try:
+        from ..agents.prompts import PROMPTS_VERSION
+    except ImportError:
+        return None
+    return str(PROMPTS_VERSION)
+
+
+def build_config(
+    plan: RunPlan, llm: Any = None, agent_flags: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The run's identity (compared on resume) plus `run_info` (when, where; not compared)."""
+    uses_llm = plan.backend.kind != NO_MODEL
+    config = {
+        "format": CONFIG_FORMAT,
+        "package_version": _package_version(),
+        "agents": {a: (agent_flags or {}).get(a, {}) for a in plan.agents},
+        "split": plan.split,
+        "domains": plan.domains,
+        "problems": plan.problems,
+        "seeds": list(plan.seeds),
+        "max_steps": plan.max_steps,
+        "llm": plan.backend.describe(llm),
+        "prompts_version": _prompts_version() if uses_llm else None,
+    }
+    # Each only when it is not the default, so runs made without these options keep their configuration.
+    if plan.profile != "pddlworlds":
+        config["profile"] = plan.profile
+    if plan.allow_impossible:
+        from ..agents.impossible_rule import IMPOSSIBLE_RULE_VERSION
+
+        config["allow_impossible"] = True
+        config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
+    if plan.prompt_file is not None:
+        config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": _sha256(plan.prompt_file)}
+    if plan.trial is not None:  # issue 13 hook: the trial, and the memory it reads (a store, by content)
+        config["trial"] = plan.trial
+    if plan.insights is not None:
+        config["insights"] = plan.insights.describe()
+    config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
+    config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
+    return config
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    return {prefix: value}
+
+
+_MISSING = object()
+
+
+def _show(value: Any) -> str:
+    if value is _MISSING:
+        return "(absent)"
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """'key (stored X, now Y)' for every compared key whose value differs (`run_info` is not compared)."""
+    a = _flatten({k: v for k, v in stored.items() if k != "run_info"})
+    b = _flatten({k: v for k, v in new.items() if k != "run_info"})
+    out = []
+    for key in sorted(set(a) | set(b)):
+        va, vb = a.get(key, _MISSING), b.get(key, _MISSING)
+        if va != vb:
+            out.append(f"{key} (stored {_show(va)}, now {_show(vb)})")
+    return out
+
+
+def _sha256(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

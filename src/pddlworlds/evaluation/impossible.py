@@ -1,0 +1,211 @@
+"""Scores of the `impossible` action, as pure functions over episode records, and the report's section.
+
+An episode is a positive when its problem is unsolvable (`EpisodeRecord.solvable is False`) and a
+prediction of positive when the agent claimed `impossible`. Per agent, per domain and overall this gives
+precision, recall and F1 of the claims (Plancraft's score for its unsolvable tasks), the success rate on
+the solvable problems (a false claim ends a solvable episode unsolved), and what the unsolvable episodes
+cost before the claim or the end of the budget (steps, and prompt plus completion tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from ..records import EpisodeRecord
+
+__all__ = [
+    "OVERALL",
+    "ClaimScores",
+    "claim_scores",
+    "score_claims",
+    "has_impossible",
+    "records_from_lines",
+    "impossible_rows",
+    "impossible_section",
+    "success_with_and_without",
+]
+
+OVERALL = "overall"
+
+
+@dataclass(frozen=True)
+class ClaimScores:
+    """Counts and scores of one group of episodes; a score is None where its denominator is 0."""
+
+    true_positives: int  # unsolvable, claimed
+    false_positives: int  # solvable, claimed
+    false_negatives: int  # unsolvable, not claimed
+    true_negatives: int  # solvable, not claimed
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    solvable: int  # episodes on solvable problems
+    solvable_successes: int  # of which solved
+    unsolvable: int
+    unsolvable_steps: float | None  # mean steps spent on an unsolvable problem (to the claim or the budget)
+    unsolvable_tokens: float | None  # mean prompt + completion tokens spent there
+
+    @property
+    def solvable_success_rate(self) -> float | None:
+        return self.solvable_successes / self.solvable if self.solvable else None
+
+
+def _tokens(record: EpisodeRecord) -> int:
+    """Prompt plus completion tokens of every model call of the episode (summaries included)."""
+    total = 0
+    for step in record.trajectory:
+        completion = sum(c.completion_tokens for c in step.calls) if step.calls else step.completion_tokens
+        total += step.total_prompt_tokens + completion
+    return total
+
+
+def score_claims(records: Iterable[EpisodeRecord]) -> ClaimScores:
+    """Precision, recall and F1 of `impossible` claims over `records` (problems of unknown solvability
+    count as solvable: only a stored proof makes a problem unsolvable)."""
+    tp = fp = fn = tn = solved = n_solvable = 0
+    steps: list[int] = []
+    tokens: list[int] = []
+    for r in records:
+        unsolvable = r.solvable is False
+        if unsolvable:
+            steps.append(r.steps)
+            tokens.append(_tokens(r))
+            if r.claimed_impossible:
+                tp += 1
+            else:
+                fn += 1
+        else:
+            n_solvable += 1
+            solved += bool(r.success)
+            if r.claimed_impossible:
+                fp += 1
+            else:
+                tn += 1
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
+    return ClaimScores(tp, fp, fn, tn, precision, recall, f1, n_solvable, solved, len(steps),
+                       sum(steps) / len(steps) if steps else None, sum(tokens) / len(tokens) if tokens else None)
+
+
+def claim_scores(records: Sequence[EpisodeRecord]) -> dict[tuple[str, str], ClaimScores]:
+    """(agent, domain) -> scores, with (agent, "overall") over all of an agent's domains."""
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for r in records:
+        groups.setdefault((r.agent, r.domain), []).append(r)
+        groups.setdefault((r.agent, OVERALL), []).append(r)
+    return {key: score_claims(group) for key, group in groups.items()}
+
+
+def success_with_and_without(
+    offered: Sequence[EpisodeRecord], not_offered: Sequence[EpisodeRecord]
+) -> dict[tuple[str, str], tuple[float | None, float | None]]:
+    """(agent, domain) -> (SR on solvable problems with the option offered, SR without it), e.g. a run on
+    `agentboard-mixed` against one on `agentboard`."""
+    a, b = claim_scores(offered), claim_scores(not_offered)
+    return {
+        key: (a[key].solvable_success_rate if key in a else None, b[key].solvable_success_rate if key in b else None)
+        for key in sorted(set(a) | set(b))
+    }
+
+
+def records_from_lines(lines: Iterable[dict[str, Any]]) -> list[EpisodeRecord]:
+    """Stored run lines (records plus run metadata) as `EpisodeRecord`s."""
+    names = {f.name for f in fields(EpisodeRecord)}
+    return [EpisodeRecord.from_dict({k: v for k, v in line.items() if k in names}) for line in lines]
+
+
+def has_impossible(records: Sequence[EpisodeRecord]) -> bool:
+    """Whether a run has anything for these scores: an unsolvable problem or a claim."""
+    return any(r.solvable is False or r.claimed_impossible for r in records)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def impossible_rows(scores: dict[tuple[str, str], ClaimScores]) -> list[list[str]]:
+    """Table rows, domains in name order then overall, agents in the order they first appear."""
+    agents = list(dict.fromkeys(agent for agent, _ in scores))
+    domains = sorted({d for _, d in scores if d != OVERALL}) + [OVERALL]
+    rows = []
+    for domain in domains:
+        for agent in agents:
+            s = scores.get((agent, domain))
+            if s is None:
+                continue
+            rows.append([
+                domain.capitalize(), agent, str(s.unsolvable), str(s.solvable),
+                f"{s.true_positives}/{s.false_positives}/{s.false_negatives}",
+                _pct(s.precision), _pct(s.recall), _pct(s.f1), _pct(s.solvable_success_rate),
+                _num(s.unsolvable_steps), _num(s.unsolvable_tokens),
+            ])
+    return rows
+
+
+HEADER = ["Domain", "Agent", "unsolvable", "solvable", "TP/FP/FN", "precision %", "recall %", "F1 %",
+          "SR solvable %", "steps on unsolvable", "tokens on unsolvable"]
+
+
+def _plot(path: Path, scores: dict[tuple[str, str], ClaimScores]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agents = list(dict.fromkeys(agent for agent, _ in scores))
+    domains = sorted({d for _, d in scores if d != OVERALL}) + [OVERALL]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    width = 0.8 / max(1, len(agents))
+    for i, agent in enumerate(agents):
+        xs = [j + i * width for j in range(len(domains))]
+        f1 = [100 * (scores[(agent, d)].f1 or 0) if (agent, d) in scores else 0 for d in domains]
+        sr = [100 * (scores[(agent, d)].solvable_success_rate or 0) if (agent, d) in scores else 0 for d in domains]
+        axes[0].bar(xs, f1, width, label=agent)
+        axes[1].bar(xs, sr, width, label=agent)
+    for ax, title in zip(axes, ("F1 of impossible claims", "success on solvable problems")):
+        ax.set_xticks([j + width * (len(agents) - 1) / 2 for j in range(len(domains))])
+        ax.set_xticklabels([d.capitalize() for d in domains], fontsize="small")
+        ax.set_title(title)
+        ax.set_ylim(0, 105)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("%")
+    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def impossible_section(config: dict[str, Any], lines: Sequence[dict[str, Any]], plot_dir: Path | None = None) -> list[str]:
+    """The report's markdown lines for these scores (none when the run has no unsolvable problem and no
+    claim); with `plot_dir`, also writes `impossible.png` there."""
+    records = records_from_lines(lines)
+    if not has_impossible(records):
+        return []
+    scores = claim_scores(records)
+    offered = "offered" if config.get("allow_impossible") else "not offered"
+    md = [
+        "## Unsolvable problems and the `impossible` action",
+        "",
+        f"The `impossible` action was {offered} in this run. A positive is an episode on a problem with a "
+        "stored proof that no plan exists (`planners/unsolvable.csv`); a claim on a solvable problem is a false "
+        "positive and ends that episode unsolved. SR solvable: success rate on the solvable problems. Steps and "
+        "tokens on unsolvable: mean per unsolvable episode, up to the claim or the end of the budget "
+        "(tokens: prompt plus completion, every model call).",
+        "",
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "|".join("---" for _ in HEADER) + "|",
+    ]
+    md += ["| " + " | ".join(row) + " |" for row in impossible_rows(scores)]
+    md.append("")
+    if plot_dir is not None:
+        _plot(Path(plot_dir) / "impossible.png", scores)
+        md += ["![F1 of impossible claims and success on solvable problems](impossible.png)", ""]
+    return md

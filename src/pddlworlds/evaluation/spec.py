@@ -1,0 +1,165 @@
+"""What a run plays: agents (by name or factory path), problems, seeds, the step budget and the model.
+
+A `RunPlan` expands into `EpisodeSpec`s (picklable, so they travel to threads, processes and Ray actors).
+The model is a `pddlworlds.llm.BackendSpec`, read from `--llm NAME:ARG` through the `BACKENDS` table.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..llm import BackendSpec
+from ..llm import parse_llm as parse_backend
+from .errors import EvaluationError
+
+__all__ = [
+    "BUILTIN_LLM_FREE_AGENTS",
+    "BackendSpec",
+    "EpisodeSpec",
+    "RunPlan",
+    "agent_names",
+    "parse_llm",
+    "resolve_agent",
+    "specs_from",
+]
+
+
+#: Built-in agents that play without a model.
+BUILTIN_LLM_FREE_AGENTS = frozenset({"expert", "random"})
+
+
+@dataclass(frozen=True, order=True)
+class EpisodeSpec:
+    """One episode to play (picklable)."""
+
+    agent: str
+    domain: str
+    split: str
+    problem: str
+    seed: int | None
+    max_steps: int = 30
+    profile: str = "pddlworlds"  # whose text and scoring rules the environment plays by
+    allow_impossible: bool = False  # the env offers the `impossible` action
+    prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
+    # issue 13 hook: what an LLM agent of a trial reads (`selector()`, `describe()`: an insights.InsightUse)
+    insights: Any = None
+    trial: int | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int | None]:
+        return (self.agent, self.domain, self.split, self.problem, self.seed)
+
+
+def agent_names() -> list[str]:
+    """The built-in agents' names (empty while `pddlworlds.agents` has none)."""
+    try:
+        from ..agents import AGENT_NAMES
+    except ImportError:
+        return []
+    return list(AGENT_NAMES)
+
+
+def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[Any], Any], bool]:
+    """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
+
+    A factory of your own says it needs no model with an attribute `needs_llm = False`. `prompt_file` goes
+    to the built-in agents whose registry entry takes that option (STANDARD).
+    """
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise EvaluationError(f"cannot load agent factory {name!r}: {exc}") from exc
+        if not callable(factory):
+            raise EvaluationError(f"agent factory {name!r} is not callable")
+        return factory, bool(getattr(factory, "needs_llm", True))
+    known = agent_names()
+    if name not in known:
+        listed = ", ".join(known) if known else "(none: pddlworlds.agents has no make_agent yet)"
+        raise EvaluationError(f"unknown agent {name!r}; agents: {listed}; or give package.module:factory")
+    from ..agents import AGENTS
+
+    entry = AGENTS[name]
+    options = {"prompt_file": prompt_file} if prompt_file is not None and "prompt_file" in entry.options else {}
+    return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
+
+
+def _make_builtin_agent(name: str, options: dict[str, Any], llm: Any, **kwargs: Any) -> Any:
+    from ..agents import make_agent
+
+    return make_agent(name, llm, **options, **kwargs)
+
+
+@dataclass
+class RunPlan:
+    """The episodes of a run: agents x domains x problems x seeds, on one split with one step budget."""
+
+    agents: list[str]
+    problems: dict[str, list[str]]  # domain -> problem names, in the order they are played
+    split: str = "agentboard"
+    seeds: list[int] = field(default_factory=lambda: [0])
+    max_steps: int = 30
+    backend: BackendSpec = field(default_factory=BackendSpec)
+    profile: str = "pddlworlds"  # the environments' profile (`gym.make(..., profile=...)`)
+    allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
+    prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
+    # issue 13 hook: set per trial by `evaluation.trials` (the memory's `use(...)` and the trial index)
+    insights: Any = None
+    trial: int | None = None
+
+    @property
+    def domains(self) -> list[str]:
+        return list(self.problems)
+
+    def episodes(self) -> list[EpisodeSpec]:
+        """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
+        return [
+            EpisodeSpec(
+                agent, domain, self.split, problem, seed, self.max_steps,
+                self.profile, self.allow_impossible, self.prompt_file, self.insights, self.trial,
+            )
+            for domain, problems in self.problems.items()
+            for problem in problems
+            for seed in self.seeds
+            for agent in self.agents
+        ]
+
+    def needs_llm(self) -> bool:
+        return any(resolve_agent(a, self.prompt_file)[1] for a in self.agents)
+
+
+def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
+    """The planned episodes of a stored config (what a report compares the file against)."""
+    plan = RunPlan(
+        agents=list(config.get("agents", {})),
+        problems={d: list(p) for d, p in config.get("problems", {}).items()},
+        split=config.get("split", "agentboard"),
+        seeds=list(config.get("seeds", [0])),
+        max_steps=int(config.get("max_steps", 30)),
+        profile=config.get("profile", "pddlworlds"),
+        allow_impossible=bool(config.get("allow_impossible", False)),
+        prompt_file=(config.get("prompt_file") or {}).get("path"),
+    )
+    return plan.episodes()
+
+
+def parse_llm(
+    text: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    request_timeout: float | None = None,
+    call_deadline: float | None = None,
+) -> BackendSpec:
+    """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
+    try:
+        return parse_backend(
+            text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline
+        )
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from exc

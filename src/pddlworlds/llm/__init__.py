@@ -1,0 +1,48 @@
+"""Language models behind one small protocol (`base.LLM`), one module per backend, and the `BACKENDS` table.
+
+    from pddlworlds.llm import BACKENDS, parse_llm
+    llm = parse_llm("openai:gpt-4o-mini", base_url="http://127.0.0.1:8000/v1").build()
+    llm.chat([Message("user", "Hello")]).text
+
+Backend modules import their libraries (llama.cpp, openai) only when a model is built.
+"""
+
+from __future__ import annotations
+
+from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
+from .embedded import DEFAULT_MODEL_ID, EmbeddedLLM, default_model_path
+from .openai_compatible import OpenAICompatibleLLM
+from .prompt_formats import format_gemma_chat, format_plain
+from .registry import (
+    BACKENDS,
+    NO_MODEL,
+    Backend,
+    BackendSpec,
+    get_backend,
+    llm_usage,
+    parse_llm,
+    register_backend,
+)
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MODEL_ID",
+    "LLM",
+    "NO_MODEL",
+    "SERVICE_ERROR_KINDS",
+    "Backend",
+    "BackendSpec",
+    "Completion",
+    "EmbeddedLLM",
+    "LLMServiceError",
+    "LLMUnavailableError",
+    "Message",
+    "OpenAICompatibleLLM",
+    "default_model_path",
+    "format_gemma_chat",
+    "format_plain",
+    "get_backend",
+    "llm_usage",
+    "parse_llm",
+    "register_backend",
+]

@@ -1,0 +1,94 @@
+"""What agents see of a language model: the `LLM` protocol and the records it trades in.
+
+Agents only call ``chat(messages) -> Completion`` and ``count_tokens(text)``. A reply the model gave but
+that is unusable comes back as a `Completion` with ``error`` set (``text`` ""), so an agent can record an
+invalid step and go on. Benchmark defaults: temperature 0, top_p 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+__all__ = ["LLM", "SERVICE_ERROR_KINDS", "Completion", "LLMServiceError", "LLMUnavailableError", "Message"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat turn; ``role`` is "system", "user" or "assistant"."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A backend's answer. ``error`` is set (and ``text`` is "") for failed or unusable replies.
+
+    ``raw`` keeps the unparsed reply when it was unusable, for debugging records.
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    error: str | None = None
+    raw: str | None = None
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What agents need from a language model."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 128,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+    ) -> Completion: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+class LLMUnavailableError(RuntimeError):
+    """The backend cannot be used at all (endpoint down, bad credentials): stop the evaluation."""
+
+
+class LLMServiceError(RuntimeError):
+    """A call failed for a reason outside the agent's control, after the backend's retries: the endpoint
+    answered 429 or 5xx to the end, rejected the request (4xx), sent no usable reply (invalid JSON, no
+    choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
+    fault (left out of the scores, re-run on resume), never as an invalid agent action.
+
+    `kind` is one of `SERVICE_ERROR_KINDS`; `attempts` the HTTP attempts the call made.
+    """
+
+    def __init__(self, kind: str, message: str, attempts: int = 1) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+        self.attempts = attempts
+
+    def as_record(self) -> dict[str, object]:
+        """The stored form (`EpisodeRecord.error`)."""
+        return {"kind": self.kind, "message": self.message, "count": self.attempts}
+
+
+#: What `LLMServiceError.kind` can be.
+SERVICE_ERROR_KINDS = (
+    "rate_limited",  # HTTP 429 through every retry
+    "server_error",  # HTTP 5xx through every retry
+    "rejected",  # another HTTP 4xx (bad request, bad key, unknown model): not retried
+    "invalid_reply",  # a 200 whose body is not a chat completion (not JSON, an error object)
+    "no_choices",  # a 200 with an empty `choices` list
+    "timeout",  # no answer within --request-timeout, through every retry
+    "deadline",  # the call's total deadline (--call-deadline) passed
+    "connection",  # the server could not be reached
+    "cancelled",  # the run was interrupted (Ctrl-C) while the call was in flight
+)

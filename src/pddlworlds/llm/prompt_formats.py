@@ -1,0 +1,45 @@
+"""Turning chat messages into one prompt string, for backends that complete text rather than chats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .base import Message
+
+__all__ = ["format_gemma_chat", "format_plain"]
+
+
+def format_gemma_chat(messages: Sequence[Message]) -> str:
+    """Render Gemma 3's chat template (as in its tokenizer_config.json), without the BOS token.
+
+    Needed because the shipped GGUF carries no ``tokenizer.chat_template``, so llama-cpp's
+    ``create_chat_completion`` would silently fall back to the Llama-2 format. A system
+    message is folded into the first user turn, as Gemma's template does.
+    """
+    turns = list(messages)
+    system = ""
+    if turns and turns[0].role == "system":
+        system = turns[0].content.strip() + "\n\n"
+        turns = turns[1:]
+        if not turns:
+            turns = [Message("user", "")]
+    parts: list[str] = []
+    for i, message in enumerate(turns):
+        if message.role not in ("user", "assistant"):
+            raise ValueError(f"unsupported role {message.role!r} at position {i}; use system/user/assistant")
+        role = "model" if message.role == "assistant" else "user"
+        prefix = system if i == 0 else ""
+        parts.append(f"<start_of_turn>{role}\n{prefix}{message.content.strip()}<end_of_turn>\n")
+    parts.append("<start_of_turn>model\n")
+    return "".join(parts)
+
+
+def format_plain(messages: Sequence[Message]) -> str:
+    """The messages as one continuous text, for a pretrained (not instruction-tuned) model.
+
+    A base model does not know chat turns: wrapped in Gemma's chat template, the default 270M model
+    repeats the start of the prompt, while the same text as a plain document that ends on the cue
+    ("...Action:") gets continued with an action. A cue that does not end on "Action:" gets a new line.
+    """
+    text = "\n\n".join(m.content.strip() for m in messages if m.content.strip())
+    return text if text.endswith("Action:") else text + "\n"
