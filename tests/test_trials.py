@@ -240,6 +240,13 @@ def test_trial_options_are_checked(tmp_path: Path) -> None:
             1,
             InsightMemory("x.json"),
         )
+    with pytest.raises(EvaluationError, match="cannot be combined with --prompt-file"):
+        run_trials(
+            RunPlan(agents=["standard"], problems={"blocksworld": ["problem1"]}, prompt_file="p.json"),
+            tmp_path,
+            1,
+            InsightMemory("x.json"),
+        )
     bad = tmp_path / "bad.json"
     bad.write_text('{"rules": [{"id": 1, "scale": "general"}]}')
     done = subprocess.run(

@@ -139,6 +139,11 @@ def run_trials(
         raise EvaluationError(
             "a trial memory (--insights) needs an agent that uses a model (standard, hiagent, ...)"
         )
+    if memory is not None and plan.prompt_file is not None:
+        raise EvaluationError(
+            "a trial memory (--insights) cannot be combined with --prompt-file: AgentBoard's STANDARD "
+            "keeps AgentBoard's own prompt, with no place for insights"
+        )
     out = Path(out)
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
