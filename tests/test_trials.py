@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.evaluation.runner import BackendSpec, EvaluationError, RunPlan
+from pddlworlds.evaluation import BackendSpec, EvaluationError, RunPlan, RunStopped
 from pddlworlds.evaluation.trials import MEMORY_DIR, run_trials, trial_dir, trial_rows
 from pddlworlds.insights import InsightMemory, InsightStore
 from pddlworlds.insights.memory import store_path as memory_store
@@ -134,7 +134,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, {src!r})
-    from pddlworlds.evaluation.runner import BackendSpec, RunPlan
+    from pddlworlds.evaluation import BackendSpec, RunPlan
     from pddlworlds.evaluation.trials import run_trials
     from pddlworlds.insights import InsightMemory
 
@@ -298,3 +298,24 @@ def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
         ]
         assert len(update) == 1 and update[0]["error"] is None and update[0]["completion_tokens"] > 0
     assert len(trial_rows(out)) == 4
+
+
+def test_a_failed_update_stops_and_is_made_on_resume(tmp_path: Path) -> None:
+    out, path = tmp_path / "run", tmp_path / "insights.json"
+    down = {"generation": True}
+
+    def flaky(messages: list[dict]) -> str:
+        if down["generation"] and messages[0]["content"].startswith("You keep a short list of rules"):
+            raise RuntimeError("generation refused")  # the stand-in answers HTTP 400
+        return responder(messages)
+
+    # the stand-in re-raises its responder's error when its block ends
+    with pytest.raises(RuntimeError, match="generation refused"), FakeOpenAIServer(flaky) as srv:
+        with pytest.raises(RunStopped, match="memory update after trial 1 failed"):
+            run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
+        assert not store_path(out, 1).exists() and not trial_dir(out, 2).exists()
+        down["generation"] = False
+        before = len(srv.chat_requests)
+        result = run_trials(plan_for(srv), out, 2, InsightMemory(str(path)), progress=False)
+        assert result.complete and systems(srv.chat_requests[before:])[0].startswith("You keep a short list")
+    assert InsightStore.load(path).counts()["general"] == 1

@@ -25,7 +25,8 @@ from typing import Any, Protocol
 
 from ..files import atomic_write
 from .configuration import config_differences
-from .errors import EvaluationError
+from .episode import llm_for
+from .errors import EvaluationError, RunStopped
 from .metrics import aggregate
 from .runner import RunResult, run_evaluation
 from .spec import RunPlan
@@ -168,10 +169,18 @@ def run_trials(
             on_event("trial_played", trial)
         if memory is not None:
             if llm is None:
-                llm = plan.backend.build()  # the backend the agents used
+                llm = llm_for(
+                    plan.backend
+                )  # the agents' backend (the run's model when it is in this process)
             with RunStore(out).lock():
                 earlier = [_lines(out, t) for t in range(1, trial)]
-                memory.update(folder, trial, run.lines, earlier, llm)
+                try:
+                    memory.update(folder, trial, run.lines, earlier, llm)
+                except (OSError, RuntimeError) as exc:  # e.g. the model server gone (LLMServiceError)
+                    raise RunStopped(
+                        f"the memory update after trial {trial} failed ({type(exc).__name__}: {exc}); the trial's "
+                        "episodes are stored. Run the same command again to make the update."
+                    ) from exc
         result.done = trial
         if on_event is not None:
             on_event("trial_done", trial)
