@@ -15,6 +15,7 @@ import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
 from .evaluation.cli import add_parsers as add_eval_parsers
+from .insights.cli import add_parsers as add_insight_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
 from .viewer.cli import add_parsers as add_view_parsers
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parsers(sub)
     add_eval_parsers(sub)
     add_view_parsers(sub)
+    add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
     return parser
 
 

@@ -27,7 +27,7 @@ import gymnasium as gym
 from ..llm import LLM, Message
 from ..records import LLMCall
 from . import prompts
-from .llm_agent import ERROR_ACTION, LLMAgent
+from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
 
@@ -82,8 +82,9 @@ class HiAgent(LLMAgent):
         summary_max_tokens: int = 96,
         example: bool = True,
         name: str | None = None,
+        insights: Insights = None,
     ):
-        super().__init__(llm, max_tokens=max_tokens, example=example)
+        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights)
         self.hide_finished = hide_finished
         # With nothing hidden there is nothing to summarise or to bring back.
         self.summarize = summarize and hide_finished

@@ -8,6 +8,7 @@ raised by `llm.chat` itself propagates, so the runner records it as the episode'
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,11 @@ from .base import Agent
 from .examples import Example, example_file, load_example
 from .impossible_rule import with_impossible_rule
 
-__all__ = ["LLMAgent", "ERROR_ACTION"]
+__all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
+
+#: Cross-trial insights an agent shows under one heading: fixed rule texts, or a function of the episode's
+#: env and first info that picks them at each reset (e.g. `pddlworlds.insights.InsightSelector`).
+Insights = Sequence[str] | Callable[[gym.Env, dict[str, Any]], Sequence[str]] | None
 
 #: What is sent to the environment when the model gave no usable reply: the env rejects it as empty.
 ERROR_ACTION = ""
@@ -30,8 +35,10 @@ ERROR_ACTION = ""
 class LLMAgent(Agent):
     """Shared plumbing of the LLM agents; subclasses write `_system_text` and `act`."""
 
-    def __init__(self, llm: LLM, *, max_tokens: int, example: bool = True):
+    def __init__(self, llm: LLM, *, max_tokens: int, example: bool = True, insights: Insights = None):
         self.llm = llm
+        self.insights = insights
+        self.insight_texts: list[str] = []
         self.model = llm.model_id
         self.max_tokens = max_tokens
         self.use_example = example
@@ -56,6 +63,7 @@ class LLMAgent(Agent):
             "example_sha256": self.example.sha256 if self.example else None,
             "examples": examples,
             "max_tokens": self.max_tokens,
+            **({"insights": list(self.insight_texts)} if self.insights is not None else {}),
         }
 
     def _example_for(self, folder: Path, mode: str) -> Example | None:
@@ -72,11 +80,19 @@ class LLMAgent(Agent):
         self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
         self.system = self._system_text(world)
         self.system = with_impossible_rule(self.system, env)  # the `impossible` action, when offered
+        self.insight_texts = self._pick_insights(env, info)
+        self.system = prompts.with_insights(self.system, self.insight_texts)  # cross-trial insights, last
         self.task = prompts.problem_text(info["goal"], observation)
         self._details = {}
 
     def _system_text(self, world) -> str:
         raise NotImplementedError
+
+    def _pick_insights(self, env: gym.Env, info: dict[str, Any]) -> list[str]:
+        if self.insights is None:
+            return []
+        texts = self.insights(env, info) if callable(self.insights) else self.insights
+        return [" ".join(str(t).split()) for t in texts if str(t).strip()]
 
     def messages(self, memory: str, cue: str) -> list[Message]:
         """The prompt: fixed system text, then the problem, the memory and the cue (in that order)."""

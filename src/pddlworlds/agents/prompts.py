@@ -41,6 +41,8 @@ __all__ = [
     "summary_request",
     "standard_cue",
     "hiagent_cue",
+    "INSIGHTS_HEADING",
+    "with_insights",
 ]
 
 PROMPTS_VERSION = "pw-prompts-3"
@@ -161,6 +163,17 @@ def hiagent_system(
 
 def _goal(goal_text: str) -> str:
     return goal_text.removeprefix("The goal is to satisfy the following conditions: ")
+
+
+#: The one heading under which cross-trial insights (rules from earlier episodes) enter the instruction.
+INSIGHTS_HEADING = "Insights from earlier episodes (rules that helped before; follow them where they apply):"
+
+
+def with_insights(system: str, insights: list[str]) -> str:
+    """The system text with the insights under `INSIGHTS_HEADING` at its end; unchanged without any."""
+    if not insights:
+        return system
+    return system + "\n\n" + INSIGHTS_HEADING + "\n" + "\n".join(f"- {text}" for text in insights)
 
 
 # --------------------------------------------------------------------------------------------------

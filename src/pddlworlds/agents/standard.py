@@ -8,7 +8,7 @@ import gymnasium as gym
 
 from ..llm import LLM
 from . import prompts
-from .llm_agent import ERROR_ACTION, LLMAgent
+from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair
 from .parsing import parse_reply
 
@@ -20,8 +20,8 @@ class StandardAgent(LLMAgent):
 
     name = "standard"
 
-    def __init__(self, llm: LLM, *, max_tokens: int = 64, example: bool = True):
-        super().__init__(llm, max_tokens=max_tokens, example=example)
+    def __init__(self, llm: LLM, *, max_tokens: int = 64, example: bool = True, insights: Insights = None):
+        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights)
         self.history: list[Pair] = []
 
     def _system_text(self, world) -> str:

@@ -203,6 +203,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"problem(s) x {len(plan.seeds)} seed(s) = {len(episodes)} episodes -> {args.out}",
             file=sys.stderr,
         )
+        make_memory = getattr(args, "trial_memory", None)  # issue 13: set by the insight options
+        memory = make_memory(args) if make_memory is not None else None
+        if args.trials != 1 or memory is not None:
+            from .trials import cmd_trials
+
+            return cmd_trials(args, plan, memory)
         result = run_evaluation(
             plan, args.out, workers=args.workers, executor=args.executor, progress=not args.no_progress
         )
@@ -384,6 +390,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "then assembles its prompt as AgentBoard's own agent does (stop newline, 100 new tokens); its "
         "sha256 is kept in the run configuration",
     )
+    p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

@@ -45,6 +45,9 @@ class EpisodeSpec:
     profile: str = "pddlworlds"  # whose text and scoring rules the environment plays by
     allow_impossible: bool = False  # the env offers the `impossible` action
     prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
+    # issue 13 hook: what an LLM agent of a trial reads (`selector()`, `describe()`: an insights.InsightUse)
+    insights: Any = None
+    trial: int | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -86,10 +89,10 @@ def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[
     return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
 
 
-def _make_builtin_agent(name: str, options: dict[str, Any], llm: Any) -> Any:
+def _make_builtin_agent(name: str, options: dict[str, Any], llm: Any, **kwargs: Any) -> Any:
     from ..agents import make_agent
 
-    return make_agent(name, llm, **options)
+    return make_agent(name, llm, **options, **kwargs)
 
 
 @dataclass
@@ -105,6 +108,9 @@ class RunPlan:
     profile: str = "pddlworlds"  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
     prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
+    # issue 13 hook: set per trial by `evaluation.trials` (the memory's `use(...)` and the trial index)
+    insights: Any = None
+    trial: int | None = None
 
     @property
     def domains(self) -> list[str]:
@@ -115,7 +121,7 @@ class RunPlan:
         return [
             EpisodeSpec(
                 agent, domain, self.split, problem, seed, self.max_steps,
-                self.profile, self.allow_impossible, self.prompt_file,
+                self.profile, self.allow_impossible, self.prompt_file, self.insights, self.trial,
             )
             for domain, problems in self.problems.items()
             for problem in problems

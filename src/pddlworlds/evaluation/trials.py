@@ -1,0 +1,277 @@
+"""Trials: the problem set played N times, with an optional memory updated from each trial's episodes
+before the next (issue 13: the insight store, `pddlworlds.insights.InsightMemory`).
+
+    out/trials.json      the trial count and the memory's identity (compared on resume; N may grow)
+    out/memory/          the memory's own files (for insights: a store version per trial and update logs)
+    out/trial-<t>/       trial t as an ordinary run folder; its config.json records what memory it read
+    out/trials.md        SR/PR per trial and agent, and the memory's columns (e.g. rules per scale)
+
+A run killed at any point resumes at the right trial: a trial whose memory update is done is skipped;
+otherwise its run folder resumes as any run does, and the update is made again from its stored episodes.
+This module never imports a memory: anything with the `TrialMemory` methods will do. The run loop's part
+is the hook marked "issue 13" in the runner: an episode's spec carries `memory.use(...)` and the trial.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..files import atomic_write
+from .configuration import config_differences
+from .episode import llm_for
+from .errors import EvaluationError, RunStopped
+from .metrics import aggregate
+from .runner import RunResult, run_evaluation
+from .spec import RunPlan
+from .store import RunStore, is_errored
+
+__all__ = [
+    "MEMORY_DIR",
+    "TRIALS_FILE",
+    "TrialMemory",
+    "TrialsResult",
+    "cmd_trials",
+    "run_trials",
+    "trial_dir",
+    "trial_rows",
+    "write_trials_report",
+]
+
+TRIALS_FILE = "trials.json"
+TRIALS_REPORT = "trials.md"
+MEMORY_DIR = "memory"
+TRIALS_FORMAT = 1
+
+
+class TrialMemory(Protocol):
+    """What `run_trials` asks of a cross-trial memory; `folder` is `out/memory`."""
+
+    def prepare(self, folder: Path) -> None: ...  # before the first trial (once; kept on resume)
+
+    def identity(self, folder: Path) -> dict[str, Any]: ...  # recorded in trials.json, compared on resume
+
+    def done(self, folder: Path, trial: int) -> bool: ...  # the update after `trial` is written
+
+    def use(
+        self, folder: Path, trial: int
+    ) -> Any: ...  # the agents' view for `trial`: `selector()`, `describe()`
+
+    def update(
+        self,
+        folder: Path,
+        trial: int,
+        lines: Sequence[dict[str, Any]],
+        earlier: Sequence[Sequence[dict[str, Any]]],
+        llm: Any,
+    ) -> None: ...
+
+    def columns(self, folder: Path, trial: int) -> dict[str, str]: ...  # extra report columns after `trial`
+
+
+@dataclass
+class TrialsResult:
+    out: Path
+    planned: int  # trials asked for
+    done: int  # trials finished (and, with a memory, updated)
+    results: list[RunResult] = field(default_factory=list)  # runs played by this call
+    interrupted: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return self.done >= self.planned
+
+
+def trial_dir(out: str | os.PathLike[str], trial: int) -> Path:
+    return Path(out) / f"trial-{trial}"
+
+
+def _lines(out: Path, trial: int) -> list[dict[str, Any]]:
+    return RunStore(trial_dir(out, trial)).load_lines()
+
+
+def _check_identity(out: Path, trials: int, plan: RunPlan, memory: TrialMemory | None) -> None:
+    folder = out / MEMORY_DIR
+    if memory is not None:
+        memory.prepare(folder)
+    identity = {
+        "format": TRIALS_FORMAT,
+        "agents": list(plan.agents),
+        "memory": memory.identity(folder) if memory is not None else None,
+    }
+    path = out / TRIALS_FILE
+    if path.is_file():
+        stored = json.loads(path.read_text())
+        differences = config_differences({k: v for k, v in stored.items() if k != "trials"}, identity)
+        if differences:
+            raise EvaluationError(
+                f"refusing to resume {out}: its trials were run with other options:\n  "
+                + "\n  ".join(differences)
+                + "\nRepeat the original options to resume, or choose another --out."
+            )
+    atomic_write(path, json.dumps({**identity, "trials": trials}, indent=2) + "\n", fsync=True)
+
+
+def run_trials(
+    plan: RunPlan,
+    out: str | os.PathLike[str],
+    trials: int,
+    memory: TrialMemory | None = None,
+    *,
+    workers: int | None = 1,
+    executor: str = "local",
+    progress: bool = True,
+    on_event: Callable[[str, int], None] | None = None,
+) -> TrialsResult:
+    """Play `plan` `trials` times in `out`, updating `memory` (if any) after each trial.
+
+    `on_event(name, trial)` is called with "trial_played" (episodes stored, memory not yet updated) and
+    "trial_done"; tests use it to kill the process there.
+    """
+    if trials < 1:
+        raise EvaluationError("--trials must be at least 1")
+    if memory is not None and not plan.needs_llm():
+        raise EvaluationError(
+            "a trial memory (--insights) needs an agent that uses a model (standard, hiagent, ...)"
+        )
+    if memory is not None and plan.prompt_file is not None:
+        raise EvaluationError(
+            "a trial memory (--insights) cannot be combined with --prompt-file: AgentBoard's STANDARD "
+            "keeps AgentBoard's own prompt, with no place for insights"
+        )
+    out = Path(out)
+    folder = out / MEMORY_DIR
+    with RunStore(out).lock():
+        _check_identity(out, trials, plan, memory)
+    result = TrialsResult(out, trials, 0)
+    llm = None
+    for trial in range(1, trials + 1):
+        if memory is not None and memory.done(folder, trial):
+            result.done = trial
+            continue
+        trial_plan = dataclasses.replace(
+            plan, insights=memory.use(folder, trial) if memory is not None else None, trial=trial
+        )
+        run = run_evaluation(
+            trial_plan, trial_dir(out, trial), workers=workers, executor=executor, progress=progress
+        )
+        result.results.append(run)
+        if run.interrupted or not run.complete:
+            result.interrupted = run.interrupted
+            return result
+        if on_event is not None:
+            on_event("trial_played", trial)
+        if memory is not None:
+            if llm is None:
+                llm = llm_for(
+                    plan.backend
+                )  # the agents' backend (the run's model when it is in this process)
+            with RunStore(out).lock():
+                earlier = [_lines(out, t) for t in range(1, trial)]
+                try:
+                    memory.update(folder, trial, run.lines, earlier, llm)
+                except (OSError, RuntimeError) as exc:  # e.g. the model server gone (LLMServiceError)
+                    raise RunStopped(
+                        f"the memory update after trial {trial} failed ({type(exc).__name__}: {exc}); the trial's "
+                        "episodes are stored. Run the same command again to make the update."
+                    ) from exc
+        result.done = trial
+        if on_event is not None:
+            on_event("trial_done", trial)
+    write_trials_report(out, memory)
+    return result
+
+
+def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -> list[dict[str, Any]]:
+    """One row per (trial, agent) with episodes on file: trial, agent, n, sr and pr (fractions, faulted
+    episodes left out), plus the memory's columns after the trial."""
+    out = Path(out)
+    rows = []
+    trial = 1
+    while trial_dir(out, trial).is_dir():
+        lines = [line for line in _lines(out, trial) if not is_errored(line)]
+        extra = memory.columns(out / MEMORY_DIR, trial) if memory is not None else {}
+        for agent in dict.fromkeys(line["agent"] for line in lines):
+            mine = [line for line in lines if line["agent"] == agent]
+            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", 30)))
+            rows.append(
+                {
+                    "trial": trial,
+                    "agent": agent,
+                    "n": summary["n"],
+                    "sr": summary["sr"],
+                    "pr": summary["pr"],
+                    **extra,
+                }
+            )
+        trial += 1
+    return rows
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def write_trials_report(out: str | os.PathLike[str], memory: TrialMemory | None = None) -> Path:
+    """`<out>/trials.md`: SR and PR per trial and agent, and the memory's columns after each trial."""
+    out = Path(out)
+    rows = trial_rows(out, memory)
+    extra = list(memory.columns(out / MEMORY_DIR, 0)) if memory is not None else []
+    lines = [
+        "# Trials",
+        "",
+        "SR and PR in percent over each trial's episodes (faulted episodes left out)"
+        + (
+            "; the memory's columns after the trial's update (row 0: before the first trial)."
+            if extra
+            else "."
+        ),
+        "",
+        "| Trial | Agent | n | SR | PR |" + "".join(f" {c} |" for c in extra),
+        "|---|---|---|---|---|" + "---|" * len(extra),
+    ]
+    if extra:
+        start = memory.columns(out / MEMORY_DIR, 0)
+        lines.append("| 0 | | | | |" + "".join(f" {start[c]} |" for c in extra))
+    for row in rows:
+        cells = [str(row["trial"]), row["agent"], str(row["n"]), _percent(row["sr"]), _percent(row["pr"])]
+        lines.append("| " + " | ".join(cells + [row[c] for c in extra]) + " |")
+    path = out / TRIALS_REPORT
+    atomic_write(path, "\n".join(lines) + "\n")
+    return path
+
+
+def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
+    """`eval --trials N` (and a memory, e.g. from --insights): run or resume the trials, write each
+    trial's report, print SR/PR per trial."""
+    from .report import write_report
+
+    result = run_trials(
+        plan,
+        args.out,
+        args.trials,
+        memory,
+        workers=args.workers,
+        executor=args.executor,
+        progress=not args.no_progress,
+    )
+    if not args.no_report:
+        for run in result.results:
+            if run.lines:
+                write_report(run.out)
+    path = write_trials_report(args.out, memory)
+    print(path.read_text(), end="")
+    if not result.complete:
+        print(
+            f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 130 if result.interrupted else 1
+    print(f"{result.done} trial(s) done -> {args.out}", file=sys.stderr)
+    return 0
