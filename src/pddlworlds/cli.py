@@ -14,6 +14,7 @@ import warnings
 
 from .catalogue import DEFAULT_SPLIT, domains, get_domain
 from .pddl import PDDLError, PDDLNormalisationWarning
+from .training.cli import add_parsers as add_train_parsers
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         except ImportError:
             continue
         getattr(mod, adder)(sub)
+    add_train_parsers(sub)
     return parser
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+from dataclasses import replace as _dc_replace
 import sys
 from typing import Any
 
@@ -138,6 +139,10 @@ def build_plan(args: argparse.Namespace) -> Any:
     wanted = list(dict.fromkeys(wanted))
 
     backend = parse_llm(args.llm, args.base_url, args.api_key)
+    if args.lora:
+        if backend.kind != "embedded":
+            raise ValueError("--lora is for the embedded model (--llm embedded or embedded:PATH.gguf)")
+        backend = _dc_replace(backend, lora=args.lora)
     problems = _csv(args.problems) if args.problems else None
     if problems is None and args.limit is None:
         selected = smallest_problems(wanted, args.split)
@@ -239,6 +244,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "--llm", default="embedded", help="embedded (default), embedded:PATH.gguf, or openai:MODEL"
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
+    p.add_argument("--lora", default=None, help="LoRA adapter GGUF for the embedded model (pddlworlds train)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
     p.add_argument("--max-steps", type=int, default=30, help="step budget per episode (default: 30)")
     p.add_argument(

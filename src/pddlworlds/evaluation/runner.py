@@ -111,6 +111,7 @@ class BackendSpec:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
     n_threads: int | None = None
+    lora: str | None = None  # a llama.cpp LoRA adapter GGUF for the embedded model
 
     def build(self) -> Any:
         if self.kind == "none":
@@ -118,7 +119,7 @@ class BackendSpec:
         from .. import llm as llm_module
 
         if self.kind == "embedded":
-            return llm_module.EmbeddedLLM(self.model, n_threads=self.n_threads)
+            return llm_module.EmbeddedLLM(self.model, n_threads=self.n_threads, lora_path=self.lora)
         if self.kind == "openai":
             return llm_module.OpenAICompatibleLLM(
                 self.model or "", base_url=self.base_url, api_key=self.api_key
