@@ -29,7 +29,7 @@ from ..host import cache_dir, default_threads
 from .data import call_from_json, load_calls
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 
-__all__ = ["TARGET_MODULES", "TrainConfig", "load_base_model", "train", "TRAIN_HINT"]
+__all__ = ["TARGET_MODULES", "TrainConfig", "load_base_model", "build_sequences", "sequence_loss", "train", "TRAIN_HINT"]
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -144,7 +144,8 @@ def _schedule(n: int, total: int, seed: int) -> list[int]:
     return order[:total]
 
 
-def _loss(model: Any, seq: PackedSequence, sliding_window: int | None, softcap: float | None, device: Any):
+def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, softcap: float | None, device: Any):
+    """Mean cross-entropy of a packed sequence's reply tokens (tree attention; LM head only there)."""
     torch, _, _ = _imports()
     full, sliding = tree_masks(seq, sliding_window)
     neg = torch.finfo(torch.float32).min
@@ -249,9 +250,9 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
         batch = order[step * config.accumulate : (step + 1) * config.accumulate]
         loss_sum, n_tokens = 0.0, 0
         for i in batch:
-            loss = _loss(model, sequences[i], sliding_window, softcap, device) / len(batch)
+            loss = sequence_loss(model, sequences[i], sliding_window, softcap, device) / len(batch)
             loss.backward()
-            loss_sum += float(loss)
+            loss_sum += float(loss.detach())
             n_tokens += len(sequences[i])
         optimizer.step()
         scheduler.step()
