@@ -105,7 +105,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--alpha", type=float, default=32.0)
     f.add_argument("--accumulate", type=int, default=1, help="sequences per optimizer step")
     f.add_argument("--checkpoint-every", type=int, default=20, help="optimizer steps between checkpoints")
-    f.add_argument("--max-minutes", type=float, default=0, help="stop (with a checkpoint) after this long")
+    f.add_argument("--max-minutes", type=float, default=0, help="stop (with a checkpoint and an adapter) after this many minutes of training in this invocation")
     f.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: host.default_threads)")
     f.add_argument("--agents", default="", help="train only these agents' calls (default: all in the data)")
     f.add_argument("--no-progress", action="store_true")

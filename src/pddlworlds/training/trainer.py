@@ -240,9 +240,9 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     log_path = out / "log.jsonl"
     bar = tqdm(total=total, initial=step, desc="train", disable=not progress, unit="step")
     stopped_early = False
-    run_start = time.perf_counter()
+    run_start = loop_start = time.perf_counter()
     while step < total:
-        if config.max_minutes and seconds + (time.perf_counter() - run_start) > config.max_minutes * 60:
+        if config.max_minutes and time.perf_counter() - loop_start > config.max_minutes * 60:
             stopped_early = True
             break
         t0 = time.perf_counter()
