@@ -182,7 +182,7 @@ def test_tiny_training_is_deterministic_and_resumes(tmp_path):
     from pddlworlds.training.trainer import TrainConfig, train
 
     data = _write_calls(tmp_path / "data", PAIRS)
-    config = TrainConfig(data=str(data), out=str(tmp_path / "a"), steps=2, max_len=128, checkpoint_every=1, threads=2)
+    config = TrainConfig(data=str(data), out=str(tmp_path / "a"), steps=2, max_len=128, checkpoint_every=1, threads=1)
     first = train(config, progress=False)
     assert first["steps_done"] == 2 and first["data"]["skipped_too_long"] == 0
     log = [json.loads(line) for line in (tmp_path / "a" / "log.jsonl").read_text().splitlines()]
@@ -239,12 +239,12 @@ def test_adapter_changes_llama_cpp_output_as_trained(tmp_path):
 
     data = _write_calls(tmp_path / "data", PAIRS)
     summary = train(
-        TrainConfig(data=str(data), out=str(tmp_path / "run"), steps=24, lr=2e-3, warmup=1, max_len=128,
-                    checkpoint_every=100, threads=2),
+        TrainConfig(data=str(data), out=str(tmp_path / "run"), steps=12, lr=2e-3, warmup=1, max_len=128,
+                    checkpoint_every=100, threads=1),
         progress=False,
     )
-    base = EmbeddedLLM(n_ctx=512, n_threads=2)
-    tuned = EmbeddedLLM(n_ctx=512, n_threads=2, lora_path=summary["adapter_gguf"])
+    base = EmbeddedLLM(n_ctx=512, n_threads=1)
+    tuned = EmbeddedLLM(n_ctx=512, n_threads=1, lora_path=summary["adapter_gguf"])
     assert tuned.model_id != base.model_id and tuned.model_sha256 != base.model_sha256
     for prompt, reply in PAIRS:
         messages = [Message("system", "Answer with the code."), Message("user", prompt)]

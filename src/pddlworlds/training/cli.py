@@ -54,6 +54,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         steps=args.steps,
         epochs=args.epochs,
         lr=args.lr,
+        warmup=args.warmup,
         rank=args.rank,
         alpha=args.alpha,
         accumulate=args.accumulate,
@@ -101,6 +102,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--steps", type=int, default=0, help="optimizer steps (default 0: --epochs decide)")
     f.add_argument("--epochs", type=float, default=1.0)
     f.add_argument("--lr", type=float, default=2e-4)
+    f.add_argument("--warmup", type=int, default=10, help="optimizer steps of linear learning-rate warm-up")
     f.add_argument("--rank", type=int, default=16)
     f.add_argument("--alpha", type=float, default=32.0)
     f.add_argument("--accumulate", type=int, default=1, help="sequences per optimizer step")
