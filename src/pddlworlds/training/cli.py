@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 __all__ = ["add_parsers"]
 
@@ -76,7 +77,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: Any) -> None:
     """Register `pddlworlds train {data,fit,export}`."""
     p = sub.add_parser("train", help="training data from the expert, LoRA fine-tuning, GGUF adapter export")
     tsub = p.add_subparsers(dest="train_command", required=True)

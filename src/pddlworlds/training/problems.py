@@ -143,7 +143,8 @@ def same_up_to_renaming(a: LiftedTask, b: LiftedTask) -> bool:
         for p in candidates[o]:
             if p in used:
                 continue
-            mapping[o], _ = p, used.add(p)
+            mapping[o] = p
+            used.add(p)
             if consistent() and search(i + 1):
                 return True
             del mapping[o]
