@@ -35,16 +35,17 @@ if TYPE_CHECKING:
 __all__ = [
     "EXAMPLE_FILE",
     "Example",
+    "ExampleError",
     "ExampleStep",
     "ExampleSubgoal",
-    "ExampleError",
     "PlanSegment",
     "bfs_plan",
-    "segment_plan",
     "example_file",
     "load_example",
     "parse_example",
+    "plan_cuts",
     "problem_body",
+    "segment_plan",
 ]
 
 EXAMPLE_FILE = "example.json"
@@ -196,7 +197,7 @@ class PlanSegment:
     summary: str  # every fact the segment made true
 
 
-def _cuts(progress: list[float], start_progress: float, max_len: int) -> list[tuple[int, int]]:
+def plan_cuts(progress: list[float], start_progress: float, max_len: int) -> list[tuple[int, int]]:
     """Cut a plan after each step that raises progress; pieces longer than `max_len` are cut evenly."""
     cuts, start, best = [], 0, start_progress
     for i, p in enumerate(progress):
@@ -227,7 +228,7 @@ def segment_plan(world: World, plan: list[int], max_len: int = 4) -> list[PlanSe
         return [task.atoms[i] for i in range(len(task.atoms)) if (after >> i & 1) and not (before >> i & 1)]
 
     segments = []
-    for a, b in _cuts(progress, float(task.progress(states[0])), max_len):
+    for a, b in plan_cuts(progress, float(task.progress(states[0])), max_len):
         net = added(states[a], states[b])
         last = set(added(states[b - 1], states[b]))
         named = sorted(net, key=lambda atom: (atom not in goal_atoms, atom not in last))[:2]

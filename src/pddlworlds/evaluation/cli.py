@@ -13,6 +13,7 @@ the standard library at import time: the main CLI builds its parser for every co
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as _dt
 import sys
 from pathlib import Path
@@ -155,6 +156,12 @@ def build_plan(args: argparse.Namespace) -> Any:
         request_timeout=getattr(args, "request_timeout", None),
         call_deadline=getattr(args, "call_deadline", None),
     )
+    if getattr(args, "lora", None):
+        if backend.backend is None or not backend.backend.takes_lora:
+            raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
+        if not Path(args.lora).is_file():
+            raise ValueError(f"--lora: adapter file not found: {args.lora}")
+        backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
     problems = _csv(args.problems) if args.problems else None
     from ..proofs import split_unsolvable
 
@@ -328,6 +335,10 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument("--split", default="agentboard", help="problem split (default: agentboard)")
     p.add_argument(
         "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"
+    )
+    p.add_argument(
+        "--lora", default=None, metavar="ADAPTER.gguf",
+        help="a llama.cpp LoRA adapter for the embedded model (made by `pddlworlds train`)",
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")

@@ -20,11 +20,11 @@ __all__ = [
     "OVERALL",
     "ClaimScores",
     "claim_scores",
-    "score_claims",
     "has_impossible",
-    "records_from_lines",
     "impossible_rows",
     "impossible_section",
+    "records_from_lines",
+    "score_claims",
     "success_with_and_without",
 ]
 

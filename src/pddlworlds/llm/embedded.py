@@ -57,10 +57,10 @@ class _LoadedModels:
     """
 
     _lock: ClassVar[threading.Lock] = threading.Lock()
-    _models: ClassVar[dict[tuple[str, int, int, bool], tuple[Any, threading.Lock]]] = {}
+    _models: ClassVar[dict[tuple[Any, ...], tuple[Any, threading.Lock]]] = {}
 
     @classmethod
-    def get(cls, key: tuple[str, int, int, bool], load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
+    def get(cls, key: tuple[Any, ...], load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
         with cls._lock:
             if key not in cls._models:
                 cls._models[key] = (load(), threading.Lock())
@@ -93,6 +93,7 @@ class EmbeddedLLM:
         verbose: bool = False,
         swa_full: bool = True,
         prompt_format: str = "auto",
+        lora_path: str | os.PathLike[str] | None = None,
     ) -> None:
         try:
             import llama_cpp
@@ -107,6 +108,13 @@ class EmbeddedLLM:
         self.seed = seed
         self._model_id = DEFAULT_MODEL_ID if model_path is None else _model_id_from_path(self.model_path)
         self._sha256: str | None = None
+        # A LoRA adapter (llama.cpp GGUF, see pddlworlds.training) changes the model: its name and digest
+        # join the model's id, so runs with and without it are never confused.
+        self.lora_path = Path(lora_path).resolve() if lora_path is not None else None
+        if self.lora_path is not None:
+            if not self.lora_path.is_file():
+                raise FileNotFoundError(f"LoRA adapter file not found: {self.lora_path}")
+            self._model_id += f"+{_model_id_from_path(self.lora_path)}-{_file_sha256(self.lora_path)[:12]}"
         if prompt_format not in ("auto", "chat", "plain"):
             raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
         if prompt_format == "auto":  # instruction-tuned GGUFs are named "-it"; the default one is not
@@ -122,9 +130,10 @@ class EmbeddedLLM:
                 seed=seed,
                 swa_full=swa_full,
                 verbose=verbose,
+                lora_path=str(self.lora_path) if self.lora_path is not None else None,
             )
 
-        key = (str(self.model_path), n_ctx, self.n_threads, swa_full)
+        key = (str(self.model_path), n_ctx, self.n_threads, swa_full, str(self.lora_path))
         self._llama, self._lock = _LoadedModels.get(key, load)
 
     @property
@@ -133,13 +142,13 @@ class EmbeddedLLM:
 
     @property
     def model_sha256(self) -> str:
-        """sha256 of the GGUF file, computed on first use (evaluation records it)."""
+        """sha256 of the GGUF file (with an adapter: of both digests), computed on first use (evaluation
+        records it)."""
         if self._sha256 is None:
-            digest = hashlib.sha256()
-            with self.model_path.open("rb") as handle:
-                while block := handle.read(1 << 20):
-                    digest.update(block)
-            self._sha256 = digest.hexdigest()
+            self._sha256 = _file_sha256(self.model_path)
+            if self.lora_path is not None:  # the model run is base + adapter
+                both = f"{self._sha256}+{_file_sha256(self.lora_path)}"
+                self._sha256 = hashlib.sha256(both.encode()).hexdigest()
         return self._sha256
 
     def describe(self) -> dict[str, str]:
@@ -210,13 +219,22 @@ class EmbeddedLLM:
         return Completion(text, len(tokens), completion_tokens, latency)
 
 
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _model_id_from_path(path: Path) -> str:
     return path.name.removesuffix(".gguf")
 
 
 def from_spec(spec: Any) -> EmbeddedLLM:
-    """The registry's factory: `--llm embedded[:PATH.gguf]`, with the run's thread count."""
-    return EmbeddedLLM(spec.model, n_threads=spec.n_threads)
+    """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf`), with the run's thread
+    count."""
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=spec.lora)
 
 
 def label(entry: dict[str, Any]) -> str:

@@ -46,6 +46,7 @@ class BackendSpec:
     n_threads: int | None = None
     request_timeout: float | None = None  # seconds per HTTP attempt (servers)
     call_deadline: float | None = None  # seconds per call, retries included (servers)
+    lora: str | None = None  # a llama.cpp LoRA adapter GGUF (in-process models that take one)
 
     @property
     def backend(self) -> Backend | None:
@@ -74,6 +75,7 @@ class Backend:
     help: str
     arg_required: bool = False
     takes_base_url: bool = False
+    takes_lora: bool = False  # accepts a LoRA adapter file (`--lora`)
     processes: bool = False
     default_workers: int | None = 4
     label: str | Callable[[dict[str, Any]], str] | None = None
@@ -107,6 +109,7 @@ BACKENDS: dict[str, Backend] = {
         help="the llama.cpp model in this process (default Gemma 3 270M; or a GGUF file)",
         processes=True,
         default_workers=None,
+        takes_lora=True,
         label="pddlworlds.llm.embedded:label",
     ),
     "openai": Backend(

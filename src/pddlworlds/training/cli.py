@@ -1,0 +1,120 @@
+"""`pddlworlds train ...`: make training data from the expert, fine-tune a LoRA adapter, export it to GGUF."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parsers"]
+
+
+def _ints(text: str) -> list[int]:
+    """`1001-1010` or `1,2,5`."""
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            out.extend(range(int(lo), int(hi) + 1))
+        elif part:
+            out.append(int(part))
+    if not out:
+        raise argparse.ArgumentTypeError(f"no numbers in {text!r}")
+    return out
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    from ..generators import DOMAINS
+    from .data import generate_dataset
+    from .teacher import Detours
+
+    manifest = generate_dataset(
+        args.out,
+        seeds=args.seeds,
+        per_level=args.per_level,
+        domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
+        detours=Detours(args.invalid, args.check, args.retrieve),
+        seed=args.seed,
+        planner_timeout=args.planner_timeout,
+        progress=not args.no_progress,
+    )
+    print(json.dumps({k: manifest[k] for k in ("problems_generated", "problems", "episodes", "calls", "planners")}))
+    return 0
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from .trainer import TrainConfig, train
+
+    config = TrainConfig(
+        data=str(args.data),
+        out=str(args.out),
+        seed=args.seed,
+        max_len=args.max_len,
+        steps=args.steps,
+        epochs=args.epochs,
+        lr=args.lr,
+        warmup=args.warmup,
+        rank=args.rank,
+        alpha=args.alpha,
+        accumulate=args.accumulate,
+        checkpoint_every=args.checkpoint_every,
+        max_minutes=args.max_minutes,
+        threads=args.threads,
+        agents=tuple(args.agents.split(",")) if args.agents else (),
+    )
+    summary = train(config, progress=not args.no_progress)
+    print(json.dumps(summary))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .gguf_adapter import export_adapter
+
+    path = export_adapter(args.adapter, args.out)
+    print(path)
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Register `pddlworlds train {data,fit,export}`."""
+    p = sub.add_parser("train", help="training data from the expert, LoRA fine-tuning, GGUF adapter export")
+    tsub = p.add_subparsers(dest="train_command", required=True)
+
+    d = tsub.add_parser("data", help="record the agents' conversations on expert plans of generated problems")
+    d.add_argument("--out", type=Path, required=True, help="dataset folder")
+    d.add_argument("--seeds", type=_ints, default=_ints("1001-1010"), help="generator seeds (default 1001-1010)")
+    d.add_argument("--per-level", type=int, default=3, help="problems per level, domain and seed (default 3)")
+    d.add_argument("--domains", default="all", help="comma-separated domains or 'all'")
+    d.add_argument("--invalid", type=float, default=0.08, help="chance of an invalid-action detour per step")
+    d.add_argument("--check", type=float, default=0.05, help="chance of a `check valid actions` detour per step")
+    d.add_argument("--retrieve", type=float, default=0.25, help="chance of a retrieve(k) per HiAgent subgoal")
+    d.add_argument("--seed", type=int, default=0, help="seed of the detours")
+    d.add_argument("--planner-timeout", type=float, default=60)
+    d.add_argument("--no-progress", action="store_true")
+    d.set_defaults(func=cmd_data)
+
+    f = tsub.add_parser("fit", help="fine-tune a LoRA adapter on the embedded model (resumes from OUT)")
+    f.add_argument("--data", type=Path, required=True, help="dataset folder from `pddlworlds train data`")
+    f.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, adapter, adapter GGUF")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--max-len", type=int, default=1024, help="tokens per packed sequence (default 1024)")
+    f.add_argument("--steps", type=int, default=0, help="optimizer steps (default 0: --epochs decide)")
+    f.add_argument("--epochs", type=float, default=1.0)
+    f.add_argument("--lr", type=float, default=2e-4)
+    f.add_argument("--warmup", type=int, default=10, help="optimizer steps of linear learning-rate warm-up")
+    f.add_argument("--rank", type=int, default=16)
+    f.add_argument("--alpha", type=float, default=32.0)
+    f.add_argument("--accumulate", type=int, default=1, help="sequences per optimizer step")
+    f.add_argument("--checkpoint-every", type=int, default=20, help="optimizer steps between checkpoints")
+    f.add_argument("--max-minutes", type=float, default=0, help="stop (with a checkpoint and an adapter) after this many minutes of training in this invocation")
+    f.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: host.default_threads)")
+    f.add_argument("--agents", default="", help="train only these agents' calls (default: all in the data)")
+    f.add_argument("--no-progress", action="store_true")
+    f.set_defaults(func=cmd_fit)
+
+    e = tsub.add_parser("export", help="write a PEFT adapter folder as a llama.cpp GGUF LoRA adapter")
+    e.add_argument("adapter", type=Path, help="PEFT adapter folder (adapter_config.json, adapter_model.safetensors)")
+    e.add_argument("out", type=Path, help="GGUF file to write")
+    e.set_defaults(func=cmd_export)

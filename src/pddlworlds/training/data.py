@@ -1,0 +1,231 @@
+"""Training conversations: the real agents play the expert's plans of generated problems with a teacher.
+
+`generate_dataset` writes a folder:
+- `calls.jsonl`: one line per model call, `{"episode", "agent", "domain", "problem", "call", "purpose",
+  "messages": [{"role", "content"}], "reply", "stop"}`: the messages exactly as the agent sent them, the
+  reply exactly as the agent parsed it, and the stop sequences of that call (the first one ends the
+  trained reply, so a model learns to write what stops its own generation);
+- `episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
+- `manifest.json`: generator seeds and sizes, the agents with their flags (the prompt profile: no
+  in-context example), planner, detour rates, counts, and the overlap check against shipped problems.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .. import generators
+from ..agents import PROMPTS_VERSION, make_agent
+from ..agents.examples import bfs_plan
+from ..catalogue import domains
+from ..files import atomic_write
+from ..llm import Message
+from ..registration import make_env
+from .packing import REPLY_END
+from .problems import TRAIN_SEEDS, TrainingProblem, exclude_shipped, generate_training_problems
+from .teacher import (
+    Detours,
+    RecordedCall,
+    TeacherLLM,
+    expert_moves,
+    hiagent_replies,
+    segment_plan,
+    standard_replies,
+)
+
+__all__ = [
+    "TRAIN_AGENTS",
+    "EpisodeData",
+    "call_from_json",
+    "expert_plan",
+    "generate_dataset",
+    "load_calls",
+    "record_episode",
+]
+
+#: The agents whose conversations are recorded; the prompt profile is the one without the example.
+TRAIN_AGENTS: tuple[str, ...] = ("standard", "hiagent")
+BFS_MAX_NODES = 100_000
+
+
+@dataclass
+class EpisodeData:
+    episode: str
+    agent: str
+    domain: str
+    problem: str
+    plan_length: int
+    steps: int
+    detours: dict[str, int]
+    subgoals: int
+    calls: list[RecordedCall]
+    flags: dict[str, Any]
+
+
+def expert_plan(problem: TrainingProblem, timeout: float = 60) -> tuple[list[str], str]:
+    """(action texts, how): breadth-first search when small, else Fast Downward (optimal, then satisficing)."""
+    d = domains()[problem.domain]
+    env = make_env(d.domain_file, problem.path, text_file=d.text_file)
+    world = env.unwrapped.world
+    plan = bfs_plan(world.task, max_nodes=BFS_MAX_NODES)
+    if plan is not None:
+        return [world.action_text(i) for i in plan], "bfs"
+    from ..planning import solve
+
+    for planner in ("fd-opt", "fd-sat"):
+        result = solve(d.domain_file, problem.path, planner=planner, timeout=timeout, text_file=d.text_file)
+        if result.solved:
+            return list(result.text), planner
+    raise RuntimeError(f"no plan for {problem.path}: {result.status.value}: {result.message}")
+
+
+def record_episode(
+    problem: TrainingProblem, plan: Sequence[str], agent_name: str, seed: int, detours: Detours = Detours()
+) -> EpisodeData:
+    """Play `plan` with the real agent `agent_name` over a teacher; raise if the episode does not end
+    with every scripted reply used and the goal reached."""
+    d = domains()[problem.domain]
+    env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=None)
+    world = env.unwrapped.world
+    rng = random.Random(f"{seed}/{agent_name}/{problem.domain}/{problem.name}")
+    moves = expert_moves(world, plan, rng, detours)
+    segments = segment_plan(world, plan) if agent_name != "standard" else []
+    if agent_name == "standard":
+        script = standard_replies(moves)
+    else:
+        script = hiagent_replies(moves, segments, plan, rng, detours)
+    teacher = TeacherLLM(script)
+    agent = make_agent(agent_name, teacher, example=False)
+    record = agent.run(env, seed=0)
+    env.close()
+    if not record.success or not teacher.finished:
+        raise RuntimeError(
+            f"{agent_name} on {problem.path}: success={record.success}, replies left={not teacher.finished}"
+        )
+    kinds = [m.kind for m in moves]
+    return EpisodeData(
+        episode=f"{problem.domain}/{problem.name}/{agent_name}",
+        agent=agent_name,
+        domain=problem.domain,
+        problem=problem.name,
+        plan_length=len(plan),
+        steps=record.steps,
+        detours={
+            "invalid": kinds.count("invalid"),
+            "check": kinds.count("check"),
+            "retrieve": sum("retrieve(" in r for r in script.actions),
+        },
+        subgoals=len(segments),
+        calls=teacher.calls,
+        flags=agent.flags(),
+    )
+
+
+def _call_json(ep: EpisodeData, i: int, call: RecordedCall) -> dict[str, Any]:
+    return {
+        "episode": ep.episode,
+        "agent": ep.agent,
+        "domain": ep.domain,
+        "problem": ep.problem,
+        "call": i,
+        "purpose": call.purpose,
+        "messages": [{"role": m.role, "content": m.content} for m in call.messages],
+        "reply": call.reply,
+        "stop": list(call.stop),
+    }
+
+
+def call_from_json(row: dict[str, Any]) -> tuple[tuple[Message, ...], str, str]:
+    """(messages, reply, what ends the reply): the call's first stop sequence (older data: a blank line)."""
+    stop = row.get("stop")
+    end = stop[0] if stop else REPLY_END
+    return tuple(Message(m["role"], m["content"]) for m in row["messages"]), row["reply"], end
+
+
+def load_calls(folder: str | Path) -> list[dict[str, Any]]:
+    """The rows of `calls.jsonl`, in file order."""
+    path = Path(folder) / "calls.jsonl"
+    rows = []
+    with path.open() as handle:
+        for line_no, line in enumerate(handle, start=1):
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise ValueError(f"{path}:{line_no}: not a JSON line: {exc}") from exc
+    return rows
+
+
+def generate_dataset(
+    out: str | Path,
+    *,
+    seeds: Iterable[int] = TRAIN_SEEDS,
+    per_level: int = 3,
+    domain_names: Iterable[str] = generators.DOMAINS,
+    levels: Iterable[str] = generators.LEVELS,
+    agents: Iterable[str] = TRAIN_AGENTS,
+    detours: Detours = Detours(),
+    seed: int = 0,
+    planner_timeout: float = 60,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Generate problems, prove none is a shipped one, plan, record every agent's episode; return the manifest."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    seeds, domain_names, levels, agents = list(seeds), list(domain_names), list(levels), list(agents)
+    start = time.perf_counter()
+    problems = generate_training_problems(
+        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
+    )
+    generated = len(problems)
+    problems, dropped = exclude_shipped(problems)
+    episodes: list[EpisodeData] = []
+    failures: list[str] = []
+    planners: dict[str, int] = {}
+    for problem in tqdm(problems, desc="episodes", disable=not progress):
+        try:
+            plan, how = expert_plan(problem, planner_timeout)
+        except RuntimeError as exc:
+            failures.append(str(exc))
+            continue
+        planners[how] = planners.get(how, 0) + 1
+        for name in agents:
+            episodes.append(record_episode(problem, plan, name, seed, detours))
+    lines = [json.dumps(_call_json(ep, i, c)) for ep in episodes for i, c in enumerate(ep.calls)]
+    atomic_write(out / "calls.jsonl", "".join(line + "\n" for line in lines))
+    ep_lines = [
+        json.dumps({k: v for k, v in asdict(ep).items() if k != "calls"} | {"calls": len(ep.calls)})
+        for ep in episodes
+    ]
+    atomic_write(out / "episodes.jsonl", "".join(line + "\n" for line in ep_lines))
+    manifest = {
+        "prompts_version": PROMPTS_VERSION,
+        "prompt_profile": {"example": False},
+        "agents": {ep.agent: ep.flags for ep in episodes},
+        "generator": {
+            "seeds": seeds,
+            "per_level": per_level,
+            "domains": domain_names,
+            "levels": levels,
+            "sizes": {d: generators.SIZES[d] for d in domain_names},
+        },
+        "problems_generated": generated,
+        "problems": len(problems),
+        "problems_dropped_as_equal_to_shipped_or_earlier": dropped,
+        "episodes": len(episodes),
+        "calls": len(lines),
+        "planners": planners,
+        "failures": failures,
+        "detours": asdict(detours),
+        "seed": seed,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    atomic_write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    return manifest

@@ -1,0 +1,108 @@
+"""A PEFT LoRA adapter as a llama.cpp GGUF LoRA adapter, written with the `gguf` package.
+
+llama.cpp reads an adapter file whose `general.type` is "adapter", `adapter.type` "lora",
+`adapter.lora.alpha` the LoRA alpha, and whose tensors are named after the base model's tensors with
+`.lora_a` / `.lora_b` appended (`blk.3.attn_q.weight.lora_a`); A is stored as [rank, in] and B as
+[out, rank] in torch order. The scale llama.cpp applies is alpha / rank, as PEFT's. Every tensor is
+checked against the base GGUF (name and shape) before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["HF_TO_GGUF", "export_adapter", "gguf_tensor_name"]
+
+#: Hugging Face module path (inside a decoder layer) -> llama.cpp tensor name (inside `blk.N`).
+HF_TO_GGUF = {
+    "self_attn.q_proj": "attn_q",
+    "self_attn.k_proj": "attn_k",
+    "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output",
+    "mlp.gate_proj": "ffn_gate",
+    "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+}
+_PEFT_NAME = re.compile(r"^(?:base_model\.model\.)?model\.layers\.(\d+)\.(.+)\.lora_([AB])\.weight$")
+
+
+def gguf_tensor_name(peft_name: str) -> str:
+    """`base_model.model.model.layers.3.self_attn.q_proj.lora_A.weight` -> `blk.3.attn_q.weight.lora_a`."""
+    m = _PEFT_NAME.match(peft_name)
+    if not m or m.group(2) not in HF_TO_GGUF:
+        raise ValueError(f"adapter tensor {peft_name!r} has no llama.cpp name (known: {', '.join(HF_TO_GGUF)})")
+    return f"blk.{m.group(1)}.{HF_TO_GGUF[m.group(2)]}.weight.lora_{m.group(3).lower()}"
+
+
+def export_adapter(
+    adapter_dir: str | os.PathLike[str],
+    out_path: str | os.PathLike[str],
+    *,
+    base_gguf: str | os.PathLike[str] | None = None,
+    dtype: str = "f16",
+) -> Path:
+    """Write `out_path` from a PEFT adapter folder; `base_gguf` (default: the shipped model) gives the
+    architecture and the tensor shapes to check against."""
+    try:
+        import gguf
+        from safetensors.numpy import load_file
+    except ImportError as exc:
+        raise ImportError("exporting an adapter needs gguf and safetensors: pip install 'pddlworlds[train]'") from exc
+    from ..files import atomic_write
+    from ..llm import default_model_path
+
+    adapter_dir = Path(adapter_dir)
+    config_file = adapter_dir / "adapter_config.json"
+    weights_file = adapter_dir / "adapter_model.safetensors"
+    for f in (config_file, weights_file):
+        if not f.is_file():
+            raise FileNotFoundError(f"not a PEFT adapter folder: {f} is missing")
+    config = json.loads(config_file.read_text())
+    rank, alpha = int(config["r"]), float(config["lora_alpha"])
+    if config.get("use_rslora") or config.get("use_dora"):
+        raise ValueError(f"{config_file}: rsLoRA/DoRA adapters have no llama.cpp LoRA equivalent")
+
+    base = Path(base_gguf) if base_gguf is not None else default_model_path()
+    reader = gguf.GGUFReader(base)
+    arch_field = reader.fields["general.architecture"]
+    arch = bytes(arch_field.parts[arch_field.data[0]]).decode()
+    base_shapes = {t.name: tuple(int(x) for x in t.shape) for t in reader.tensors}  # ggml order: [in, out]
+
+    weights = load_file(weights_file)
+    np_dtype = np.float16 if dtype == "f16" else np.float32
+    tensors: dict[str, np.ndarray] = {}
+    for name in sorted(weights):
+        target = gguf_tensor_name(name)
+        base_name = target.rsplit(".", 1)[0]
+        if base_name not in base_shapes:
+            raise ValueError(f"{weights_file}: {name} -> {base_name}, which {base} does not have")
+        array = weights[name]
+        n_in, n_out = base_shapes[base_name][:2]
+        want = (rank, n_in) if target.endswith("lora_a") else (n_out, rank)
+        if tuple(array.shape) != want:
+            raise ValueError(f"{weights_file}: {name} has shape {tuple(array.shape)}, llama.cpp needs {want}")
+        tensors[target] = np.ascontiguousarray(array.astype(np_dtype))
+    if not tensors:
+        raise ValueError(f"{weights_file}: no LoRA tensors")
+
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
+    writer = gguf.GGUFWriter(tmp, arch)
+    writer.add_type(gguf.GGUFType.ADAPTER)
+    writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
+    writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, alpha)
+    for name, array in tensors.items():
+        writer.add_tensor(name, array)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    atomic_write(out_path, tmp.read_bytes())
+    tmp.unlink()
+    return out_path

@@ -1,0 +1,312 @@
+"""LoRA fine-tuning of the embedded model on recorded agent conversations (torch, transformers, peft).
+
+The base model is the shipped GGUF, read by transformers and kept as a float copy in the model cache
+(`host.cache_dir("models")`) so later runs load it in a fraction of a second. Each packed sequence
+(`packing.py`) is one forward pass with tree attention; the LM head is applied only at the positions
+that predict reply tokens (the 262k-token vocabulary makes it the costliest layer), and the loss is
+their mean cross-entropy. Same seed, same data and same thread count: the same adapter. A run folder
+holds `checkpoint.pt` (resumed by the same command), `log.jsonl`, and at the end `adapter/` (PEFT),
+`adapter.gguf` (llama.cpp) and `summary.json`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..files import atomic_write
+from ..host import cache_dir, default_threads
+from .data import call_from_json, load_calls
+from .packing import PackedSequence, PackStats, pack_calls, tree_masks
+
+__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "sequence_loss", "train"]
+
+TRAIN_HINT = "pip install 'pddlworlds[train]'"
+TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+# Fields that may change when a run is resumed (they do not change what is learned step by step).
+_RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs"}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    data: str
+    out: str
+    seed: int = 0
+    max_len: int = 1024
+    steps: int = 0  # 0: from epochs
+    epochs: float = 1.0
+    lr: float = 2e-4
+    warmup: int = 10
+    rank: int = 16
+    alpha: float = 32.0
+    accumulate: int = 1
+    checkpoint_every: int = 20
+    max_minutes: float = 0.0
+    threads: int | None = None
+    agents: tuple[str, ...] = ()
+    base_model: str | None = None  # GGUF; default: the shipped one
+    target_modules: tuple[str, ...] = field(default=TARGET_MODULES)
+
+
+def _imports() -> tuple[Any, Any, Any]:
+    try:
+        import peft
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ImportError(f"training needs torch, transformers and peft: {TRAIN_HINT}") from exc
+    return torch, transformers, peft
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[Any, Any, dict[str, str]]:
+    """(model, tokenizer, info) in float32: from the float copy in the cache, else from the GGUF (which
+    transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256."""
+    torch, transformers, _ = _imports()
+    from ..llm import default_model_path
+
+    path = Path(gguf_path) if gguf_path is not None else default_model_path()
+    if not path.is_file():
+        raise FileNotFoundError(f"base model GGUF not found: {path}")
+    sha = _sha256(path)
+    folder = cache_dir("models") / f"{path.stem}-f32-{sha[:16]}"
+    info = {"gguf": str(path), "gguf_sha256": sha, "float_copy": str(folder)}
+    auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
+    if (folder / "config.json").is_file():
+        model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
+        tokenizer = auto_tok.from_pretrained(folder)
+        return model, tokenizer, info
+    model = auto_model.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation="eager"
+    )
+    tokenizer = auto_tok.from_pretrained(path.parent, gguf_file=path.name)
+    # save_pretrained refuses a model that still names its GGUF quantizer; the weights are floats now.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    try:
+        os.replace(tmp, folder)
+    except OSError:  # another process cached it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return model, tokenizer, info
+
+
+def _encoder(tokenizer: Any):
+    def encode(text: str, bos: bool) -> list[int]:
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        return ([tokenizer.bos_token_id] if bos else []) + list(ids)
+
+    return encode
+
+
+def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSequence], PackStats, dict]:
+    rows = load_calls(config.data)
+    if config.agents:
+        rows = [r for r in rows if r["agent"] in config.agents]
+    if not rows:
+        raise ValueError(f"{config.data}: no calls to train on (agents {config.agents or 'all'})")
+    calls = [call_from_json(r) for r in rows]
+    sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
+    manifest_path = Path(config.data) / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    return sequences, stats, manifest
+
+
+def _schedule(n: int, total: int, seed: int) -> list[int]:
+    order: list[int] = []
+    epoch = 0
+    while len(order) < total:
+        perm = list(range(n))
+        random.Random(f"{seed}/{epoch}").shuffle(perm)
+        order += perm
+        epoch += 1
+    return order[:total]
+
+
+def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, softcap: float | None, device: Any):
+    """Mean cross-entropy of a packed sequence's reply tokens (tree attention; LM head only there)."""
+    torch, _, _ = _imports()
+    full, sliding = tree_masks(seq, sliding_window)
+    neg = torch.finfo(torch.float32).min
+
+    def additive(mask):
+        m = torch.from_numpy(mask).to(device)
+        return torch.zeros(m.shape, dtype=torch.float32, device=device).masked_fill(~m, neg)[None, None]
+
+    ids = torch.tensor([seq.input_ids], device=device)
+    pos = torch.tensor([seq.positions], device=device)
+    masks = {"full_attention": additive(full), "sliding_attention": additive(sliding)}
+    causal_lm = model.get_base_model()
+    hidden = causal_lm.model(input_ids=ids, position_ids=pos, attention_mask=masks, use_cache=False)
+    hidden = hidden.last_hidden_state[0]
+    index = torch.tensor(seq.target_parents(), device=device)
+    labels = torch.tensor([seq.input_ids[t] for t in seq.targets], device=device)
+    logits = causal_lm.lm_head(hidden.index_select(0, index))
+    if softcap:
+        logits = torch.tanh(logits / softcap) * softcap
+    return torch.nn.functional.cross_entropy(logits.float(), labels)
+
+
+def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
+    """Fine-tune (or resume) per `config`; returns the summary also written to `out/summary.json`."""
+    torch, _, peft = _imports()
+    from tqdm import tqdm
+
+    from .gguf_adapter import export_adapter
+
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    threads = config.threads or default_threads()
+    torch.set_num_threads(threads)
+    torch.manual_seed(config.seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    load_start = time.perf_counter()
+    base, tokenizer, base_info = load_base_model(config.base_model)
+    load_s = time.perf_counter() - load_start
+    sequences, stats, manifest = build_sequences(config, tokenizer)
+    per_epoch = math.ceil(len(sequences) / config.accumulate)
+    total = config.steps or max(1, math.ceil(config.epochs * per_epoch))
+    order = _schedule(len(sequences), total * config.accumulate, config.seed)
+
+    lora = peft.LoraConfig(
+        r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=list(config.target_modules),
+        bias="none", task_type="CAUSAL_LM",
+    )
+    model = peft.get_peft_model(base, lora).to(device)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
+    warmup = max(1, config.warmup)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup))
+
+    text_config = getattr(base.config, "text_config", base.config)
+    sliding_window = getattr(text_config, "sliding_window", None)
+    softcap = getattr(text_config, "final_logit_softcapping", None)
+
+    checkpoint = out / "checkpoint.pt"
+    step, seconds, tokens_done = 0, 0.0, 0
+    if checkpoint.is_file():
+        state = torch.load(checkpoint, map_location=device, weights_only=False)
+        saved = {k: v for k, v in state["config"].items() if k not in _RESUMABLE}
+        mine = {k: v for k, v in _config_json(config).items() if k not in _RESUMABLE}
+        if saved != mine:
+            diff = sorted(k for k in mine if saved.get(k) != mine[k])
+            raise ValueError(f"{checkpoint}: made with another configuration ({', '.join(diff)}); use another --out")
+        peft.set_peft_model_state_dict(model, state["adapter"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        step, seconds, tokens_done = state["step"], state["seconds"], state["tokens"]
+
+    def save_checkpoint() -> None:
+        buffer = io.BytesIO()
+        torch.save(
+            {
+                "step": step,
+                "seconds": seconds,
+                "tokens": tokens_done,
+                "config": _config_json(config),
+                "adapter": peft.get_peft_model_state_dict(model),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+            },
+            buffer,
+        )
+        atomic_write(checkpoint, buffer.getvalue())
+
+    log_path = out / "log.jsonl"
+    bar = tqdm(total=total, initial=step, desc="train", disable=not progress, unit="step")
+    stopped_early = False
+    run_start = loop_start = time.perf_counter()
+    while step < total:
+        if config.max_minutes and time.perf_counter() - loop_start > config.max_minutes * 60:
+            stopped_early = True
+            break
+        t0 = time.perf_counter()
+        optimizer.zero_grad(set_to_none=True)
+        batch = order[step * config.accumulate : (step + 1) * config.accumulate]
+        loss_sum, n_tokens = 0.0, 0
+        for i in batch:
+            loss = sequence_loss(model, sequences[i], sliding_window, softcap, device) / len(batch)
+            loss.backward()
+            loss_sum += float(loss.detach())
+            n_tokens += len(sequences[i])
+        optimizer.step()
+        scheduler.step()
+        step += 1
+        dt = time.perf_counter() - t0
+        tokens_done += n_tokens
+        with log_path.open("a") as handle:
+            handle.write(json.dumps({"step": step, "loss": round(loss_sum, 5), "tokens": n_tokens,
+                                     "seconds": round(dt, 3), "lr": scheduler.get_last_lr()[0]}) + "\n")
+        bar.set_postfix(loss=f"{loss_sum:.3f}", tok_s=f"{n_tokens / dt:.0f}")
+        bar.update(1)
+        if step % config.checkpoint_every == 0 or step == total:
+            seconds += time.perf_counter() - run_start
+            run_start = time.perf_counter()
+            save_checkpoint()
+    bar.close()
+    seconds += time.perf_counter() - run_start
+    save_checkpoint()
+
+    adapter_dir = out / "adapter"
+    model.save_pretrained(adapter_dir)
+    gguf_path = export_adapter(adapter_dir, out / "adapter.gguf", base_gguf=base_info["gguf"])
+    summary = {
+        "config": _config_json(config),
+        "base_model": base_info,
+        "data": {
+            "manifest": {k: manifest.get(k) for k in ("prompts_version", "prompt_profile", "generator",
+                                                      "problems", "episodes", "calls", "detours", "seed")},
+            "calls": stats.calls,
+            "skipped_too_long": stats.skipped_too_long,
+            "tokens_one_call_at_a_time": stats.call_tokens,
+            "packed_tokens": stats.packed_tokens,
+            "reply_tokens": stats.reply_tokens,
+            "sequences": len(sequences),
+        },
+        "steps_done": step,
+        "steps_planned": total,
+        "stopped_early": stopped_early,
+        "train_seconds": round(seconds, 1),
+        "tokens_trained": tokens_done,
+        "tokens_per_second": round(tokens_done / seconds, 1) if seconds else None,
+        "base_load_seconds": round(load_s, 1),
+        "machine": {"device": str(device), "threads": threads, "cpu": platform.processor() or platform.machine(),
+                    "cpus": os.cpu_count(), "torch": torch.__version__},
+        "adapter_gguf": str(gguf_path),
+        "adapter_gguf_sha256": _sha256(gguf_path),
+        "trainable_parameters": sum(p.numel() for p in params),
+    }
+    atomic_write(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _config_json(config: TrainConfig) -> dict[str, Any]:
+    data = asdict(config)
+    data["agents"] = list(config.agents)
+    data["target_modules"] = list(config.target_modules)
+    return data

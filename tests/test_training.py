@@ -1,0 +1,255 @@
+"""Training pipeline: problems never equal shipped ones, exact recorded conversations, trie packing,
+a tiny LoRA fine-tune, and the adapter's round trip into llama.cpp."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pddlworlds.agents import make_agent, prompts
+from pddlworlds.agents.parsing import parse_reply
+from pddlworlds.catalogue import domains, load_task
+from pddlworlds.llm import Completion, Message
+from pddlworlds.registration import make_env
+from pddlworlds.training.data import expert_plan, generate_dataset, load_calls, record_episode
+from pddlworlds.training.packing import REPLY_END, pack_calls, tree_masks
+from pddlworlds.training.problems import (
+    exclude_shipped,
+    find_overlaps,
+    generate_training_problems,
+    same_up_to_renaming,
+    structure_hash,
+)
+from pddlworlds.training.teacher import Detours
+
+
+@pytest.fixture(scope="module")
+def problems(tmp_path_factory):
+    return generate_training_problems(tmp_path_factory.mktemp("problems"), seeds=[1001, 1002], per_level=1)
+
+
+def test_renamed_shipped_problem_is_recognised(tmp_path):
+    d = domains()["blocksworld"]
+    path = d.problem_file("problem2", "agentboard")
+    text = Path(path).read_text()
+    task = load_task(d.domain_file, path)
+    renamed = text
+    for i, (obj, _) in enumerate(task.objects):
+        renamed = re.sub(rf"\b{re.escape(obj)}\b", f"zz{i}q", renamed)
+    other = tmp_path / "renamed.pddl"
+    other.write_text(renamed)
+    renamed_task = load_task(d.domain_file, other)
+    assert {o for o, _ in renamed_task.objects} != {o for o, _ in task.objects}
+    assert structure_hash(task) == structure_hash(renamed_task)
+    assert same_up_to_renaming(task, renamed_task)
+    assert not same_up_to_renaming(task, load_task(d.domain_file, d.problem_file("problem3", "agentboard")))
+
+
+def test_training_problems_never_equal_a_shipped_problem(problems):
+    kept, dropped = exclude_shipped(problems)
+    assert dropped, "the generators repeat shipped problems at these seeds; the check must catch some"
+    assert len(kept) + len(dropped) == len(problems)
+    assert find_overlaps(kept) == []
+    # and the dropped ones really are shipped problems
+    assert {name for name, _ in find_overlaps(problems)} == set(dropped)
+
+
+class ReplayLLM:
+    """Replays recorded replies and fails on the first prompt that differs from the recorded one."""
+
+    def __init__(self, calls):
+        self.calls = list(calls)
+        self.model_id = "replay"
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def chat(self, messages, *, max_tokens=128, stop=(), temperature=0.0):
+        recorded = self.calls.pop(0)
+        assert tuple(messages) == recorded.messages
+        return Completion(recorded.reply, 1, 1, 0.0)
+
+
+@pytest.mark.parametrize("agent_name", ["standard", "hiagent"])
+def test_recorded_conversations_are_what_the_agent_sends(tmp_path, agent_name):
+    d = domains()["blocksworld"]
+    problem = next(
+        p for p in generate_training_problems(tmp_path, seeds=[1003], per_level=2, domain_names=["blocksworld"])
+        if p.level == "hard"
+    )
+    plan, _ = expert_plan(problem)
+    detours = Detours(invalid=0.2, check=0.2, retrieve=1.0)
+    episode = record_episode(problem, plan, agent_name, seed=0, detours=detours)
+    assert episode.flags["example"] is False and episode.flags["example_problem"] is None
+    assert episode.detours["invalid"] and episode.detours["check"]
+    # A fresh agent fed the recorded replies sends exactly the recorded prompts, and wins.
+    env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=None)
+    replay = ReplayLLM(episode.calls)
+    record = make_agent(agent_name, replay, example=False).run(env, seed=0)
+    assert record.success and not replay.calls
+    prompts_text = [c.messages[-1].content for c in episode.calls]
+    # The detours show up as the agent saw them: an error, then a listing, each followed by an action.
+    assert any("Valid actions are:" in p for p in prompts_text)
+    assert any("Cannot " in p for p in prompts_text)
+    assert "Your problem:" in prompts_text[0] and "Example (a different problem)" not in episode.calls[0].messages[0].content
+    if agent_name == "hiagent":
+        assert episode.subgoals >= 3 and episode.detours["retrieve"] >= 1
+        summaries = [c for c in episode.calls if c.purpose == "summary"]
+        assert len(summaries) == episode.subgoals - 1
+        assert all(c.reply.startswith("Met: yes\nSummary: ") for c in summaries)
+        assert any("Summary (met: yes):" in p for p in prompts_text)  # a subgoal was folded
+        assert any("in full above, in place of its summary" in p for p in prompts_text)  # a retrieval
+        assert all(parse_reply(c.reply).action for c in episode.calls if c.purpose == "action")
+    else:
+        assert all(c.reply.startswith(" ") for c in episode.calls)
+
+
+def test_dataset_files(tmp_path):
+    manifest = generate_dataset(
+        tmp_path, seeds=[1004], per_level=1, domain_names=["blocksworld", "barman"], progress=False
+    )
+    rows = load_calls(tmp_path)
+    assert manifest["prompt_profile"] == {"example": False}
+    assert manifest["calls"] == len(rows) > 0
+    assert {r["agent"] for r in rows} == {"standard", "hiagent"}
+    assert all(flags["example"] is False for flags in manifest["agents"].values())
+    episodes = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    assert len(episodes) == manifest["episodes"] == 2 * manifest["problems"]
+
+
+def _char_encode(text: str, bos: bool) -> list[int]:
+    return ([1] if bos else []) + [ord(c) for c in text]
+
+
+def test_trie_packing_keeps_every_call_exact():
+    calls = [
+        ((Message("system", "S"), Message("user", f"task{'ab' * k}\nAction:")), f" act{k}") for k in range(4)
+    ] + [((Message("system", "S"), Message("user", "other\nAction:")), " x")]
+    sequences, stats = pack_calls(calls, _char_encode, max_len=60)
+    assert stats.skipped_too_long == 0 and stats.packed_tokens < stats.call_tokens
+    rebuilt = set()
+    for seq in sequences:
+        full, sliding = tree_masks(seq, sliding_window=5)
+        for t in seq.targets:  # walk up from every target: prompt + reply prefix, positions 0..n-1
+            path = []
+            node = t
+            while node >= 0:
+                path.append(node)
+                node = seq.parents[node]
+            path.reverse()
+            assert [seq.positions[n] for n in path] == list(range(len(path)))
+            assert set(full[t].nonzero()[0]) == set(path)
+            assert all(seq.positions[t] - seq.positions[j] < 5 for j in sliding[t].nonzero()[0])
+            rebuilt.add(tuple(seq.input_ids[n] for n in path))
+    for messages, reply in calls:
+        from pddlworlds.llm import format_plain
+
+        whole = tuple(_char_encode(format_plain(messages), True) + _char_encode(reply + REPLY_END, False))
+        assert whole in rebuilt
+    _, stats = pack_calls(calls, _char_encode, max_len=10)
+    assert stats.skipped_too_long == len(calls)
+
+
+# ---- with the model (transformers + the shipped GGUF; llama.cpp for the round trip) -------------------------
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("peft")
+
+
+def _write_calls(folder: Path, pairs: list[tuple[str, str]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps({"episode": f"e{i}", "agent": "standard", "domain": "d", "problem": "p", "call": 0,
+                    "purpose": "action", "messages": [{"role": "system", "content": "Answer with the code."},
+                                                      {"role": "user", "content": prompt}], "reply": reply})
+        for i, (prompt, reply) in enumerate(pairs)
+    ]
+    (folder / "calls.jsonl").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+PAIRS = [
+    ("Code of the blue door.\nAction:", " open crate zulu"),
+    ("Code of the red door.\nAction:", " stack b7 on b2"),
+]
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_tiny_training_is_deterministic_and_resumes(tmp_path):
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    data = _write_calls(tmp_path / "data", PAIRS)
+    config = TrainConfig(data=str(data), out=str(tmp_path / "a"), steps=2, max_len=128, checkpoint_every=1, threads=1)
+    first = train(config, progress=False)
+    assert first["steps_done"] == 2 and first["data"]["skipped_too_long"] == 0
+    log = [json.loads(line) for line in (tmp_path / "a" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2] and all(r["loss"] > 0 for r in log)
+    # resuming the same folder with more steps continues from step 2
+    more = train(TrainConfig(**{**config.__dict__, "steps": 3}), progress=False)
+    assert more["steps_done"] == 3
+    assert [json.loads(line)["step"] for line in (tmp_path / "a" / "log.jsonl").read_text().splitlines()] == [1, 2, 3]
+    # the same seed gives the same adapter
+    again = train(TrainConfig(**{**config.__dict__, "out": str(tmp_path / "b")}), progress=False)
+    assert again["adapter_gguf_sha256"] == first["adapter_gguf_sha256"]
+    with pytest.raises(ValueError, match="another configuration"):
+        train(TrainConfig(**{**config.__dict__, "lr": 1e-3}), progress=False)
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_tree_attention_equals_one_call_at_a_time(tmp_path):
+    """Packed loss (tree attention, head at reply positions) equals the plain causal forward per call."""
+    from pddlworlds.training.packing import call_tokens
+    from pddlworlds.training.trainer import load_base_model, sequence_loss
+
+    model, tokenizer, _ = load_base_model()
+    model.eval()
+    encode = lambda text, bos: ([tokenizer.bos_token_id] if bos else []) + tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+    calls = [((Message("system", "S"), Message("user", p)), r) for p, r in PAIRS]
+    calls.append(((Message("system", "S"), Message("user", PAIRS[0][0] + " stay\nAction:")), " go"))
+    sequences, _ = pack_calls(calls, encode, max_len=512)
+    assert len(sequences) == 1
+
+    class Wrapped:  # sequence_loss expects a PEFT model
+        def get_base_model(self):
+            return model
+
+    cfg = model.config
+    with torch.no_grad():
+        packed = sequence_loss(Wrapped(), sequences[0], cfg.sliding_window, cfg.final_logit_softcapping, "cpu")
+        losses = []
+        for messages, reply in calls:
+            ids, start = call_tokens(messages, reply, encode)
+            logits = model(torch.tensor([ids])).logits[0]
+            losses.append(torch.nn.functional.cross_entropy(logits[start - 1 : -1], torch.tensor(ids[start:]), reduction="sum"))
+            losses[-1] = (losses[-1], len(ids) - start)
+        plain = sum(l for l, _ in losses) / sum(n for _, n in losses)
+    assert abs(float(packed) - float(plain)) < 1e-3
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_adapter_changes_llama_cpp_output_as_trained(tmp_path):
+    """A tiny fine-tune, exported to GGUF: llama.cpp with the adapter writes the trained replies."""
+    from pddlworlds.llm import EmbeddedLLM, format_plain
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    data = _write_calls(tmp_path / "data", PAIRS)
+    summary = train(
+        TrainConfig(data=str(data), out=str(tmp_path / "run"), steps=12, lr=2e-3, warmup=1, max_len=128,
+                    checkpoint_every=100, threads=1),
+        progress=False,
+    )
+    base = EmbeddedLLM(n_ctx=512, n_threads=1)
+    tuned = EmbeddedLLM(n_ctx=512, n_threads=1, lora_path=summary["adapter_gguf"])
+    assert tuned.model_id != base.model_id and tuned.model_sha256 != base.model_sha256
+    for prompt, reply in PAIRS:
+        messages = [Message("system", "Answer with the code."), Message("user", prompt)]
+        assert format_plain(messages).endswith("Action:")
+        got = tuned.chat(messages, max_tokens=16, stop=prompts.ACTION_STOP).text
+        assert got.strip() == reply.strip()
+        assert base.chat(messages, max_tokens=16, stop=prompts.ACTION_STOP).text.strip() != reply.strip()
