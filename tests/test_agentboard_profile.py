@@ -353,12 +353,18 @@ def test_any_text_with_check_lists_and_listing_ends_with_meta_actions(make_env) 
 def test_step_info_documents_every_key(make_env) -> None:
     hints = typing.get_type_hints(StepInfo)
     required = StepInfo.__required_keys__
+    optional = {"valid_actions", "claimed_impossible"}
+    assert set(hints) == set(required) | optional
     for profile in ("pddlworlds", "agentboard"):
         env = make_env("gripper", profile=profile)
         _, info = env.reset(options={"problem": "prob01"})
-        assert set(info) == set(required) and set(hints) == set(required) | {"valid_actions"}
+        assert set(info) == set(required)
         _, _, _, _, info = env.step("check valid actions")
-        assert set(info) == set(hints)
+        assert set(info) == set(required) | {"valid_actions"}
+    env = make_env("gripper", allow_impossible=True)  # the action offered: every key
+    env.reset(options={"problem": "prob01"})
+    _, _, _, _, info = env.step("check valid actions")
+    assert set(info) == set(hints)
 
 
 def test_make_env_uses_the_text_beside_the_domain_file(tmp_path) -> None:
