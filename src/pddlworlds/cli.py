@@ -18,9 +18,9 @@ from .evaluation.cli import add_parsers as add_eval_parsers
 from .insights.cli import add_parsers as add_insight_parsers
 from .pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
-from .viewer.cli import add_parsers as add_view_parsers
 from .proofs import solvable_text
 from .training.cli import add_parsers as add_train_parsers
+from .viewer.cli import add_parsers as add_view_parsers
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -106,12 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parsers(sub)
     add_view_parsers(sub)
     add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
-    for module, adder in (("planning_cli", "add_plan_parsers"), ("evaluation.cli", "add_eval_parsers")):
-        try:
-            mod = __import__(f"pddlworlds.{module}", fromlist=[adder])
-        except ImportError:
-            continue
-        getattr(mod, adder)(sub)
     add_train_parsers(sub)
     return parser
 
