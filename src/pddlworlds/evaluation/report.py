@@ -466,7 +466,7 @@ def _example_words(config: dict[str, Any]) -> str:
     sources: dict[str, str] = {}
     for flags in config.get("agents", {}).values():
         for domain, example in (flags.get("examples") or {}).items():
-            sources.setdefault(domain, f"{domain} {example.get('problem')} ({str(example.get('sha256', ''))[:12]}…)")
+            sources.setdefault(domain, f"{example.get('problem')} (sha256 {str(example.get('sha256', ''))[:12]}…)")
     return "; in-context examples: " + ", ".join(sources[d] for d in sorted(sources)) if sources else ""
 
 
