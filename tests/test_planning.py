@@ -341,3 +341,15 @@ def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domai
         record = ExpertAgent().run(env, options={"problem": problem})
         assert record.success, problem
         assert record.steps == optimal_length(domain, problem) == record.optimal_length, problem
+
+
+def test_the_timeout_covers_reading_and_grounding_too():
+    """The budget is the whole call's (issue 15): work done before the planner starts counts against it,
+    and a budget spent there ends in TIMEOUT without starting a planner process."""
+    from pddlworlds.planning import resolve_target, solve_target
+
+    started = []
+    target = resolve_target("blocksworld", "problem1")
+    plan = solve_target(target, "fd-opt", timeout=1e-9, on_start=lambda *a: started.append(a))
+    assert plan.status is PlanStatus.TIMEOUT and "reading and grounding" in plan.message
+    assert started == []

@@ -79,8 +79,11 @@ def solve_target(
     """Plan for a resolved `Target`, from `initial_atoms` when given (solving "from this state").
 
     The expert agent calls this with the atoms of the state its episode is in and a `Target` built from
-    its environment's files; `solve` is this after resolving names.
+    its environment's files; `solve` is this after resolving names. `timeout` covers the whole call: the
+    reading and grounding done here first (bounded in memory by the size guards, `grounding.check_size`)
+    count against it, and the planner's process gets what is left.
     """
+    start = time.perf_counter()
     config = get_planner(planner)
     world = world_of(target)
     atoms = None if initial_atoms is None else sorted((n, tuple(a)) for n, a in initial_atoms)
@@ -96,8 +99,13 @@ def solve_target(
     }
     plan = Plan(target.domain, target.problem, config.name, PlanStatus.ERROR,
                 details={"engine": config.engine, "method": config.label})
-    start = time.perf_counter()
-    run = run_worker(request, float(timeout), on_start)
+    left = float(timeout) - (time.perf_counter() - start)
+    if left <= 0:
+        plan.time_s = time.perf_counter() - start
+        plan.status = PlanStatus.TIMEOUT
+        plan.message = f"no plan within {timeout:g} s: reading and grounding the problem took it all"
+        return plan
+    run = run_worker(request, left, on_start)
     plan.time_s = time.perf_counter() - start
     plan.details.update(worker_pid=run.pid, worker_token=run.token)
     if run.timed_out:
