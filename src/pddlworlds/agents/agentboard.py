@@ -27,6 +27,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..env import StepInfo
 from ..llm import LLM, Message
 from ..records import LLMCall
 from .base import Agent
@@ -184,7 +185,7 @@ class AgentBoardStandardAgent(Agent):
             "temperature": 0.0,
         }
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         self.prompt = self.prompts.for_domain(info["domain"])
         self.goal = info["goal"]
         self.history = [("Observation", observation)]
@@ -205,7 +206,7 @@ class AgentBoardStandardAgent(Agent):
                 return messages
             history = history[1:]
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         messages = self.messages()
         completion = self.llm.chat(messages, max_tokens=self.max_tokens, stop=("\n",), temperature=0.0)
         raw = completion.text if completion.error is None else (completion.raw or completion.text)
@@ -226,5 +227,5 @@ class AgentBoardStandardAgent(Agent):
     def step_details(self) -> dict[str, Any]:
         return dict(self._details)
 
-    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+    def observe(self, action: str, observation: str, info: StepInfo) -> None:
         self.history += [("Action", action), ("Observation", observation)]

@@ -11,6 +11,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..env import StepInfo
 from ..records import EpisodeRecord, StepRecord
 
 __all__ = ["Agent"]
@@ -25,14 +26,14 @@ class Agent:
     def flags(self) -> dict[str, Any]:
         return {}
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         """Called once per episode after `env.reset`; `env` lets scripted agents read the problem, and `seed` is
         the episode's seed (the one given to `env.reset`), for agents whose choices are random."""
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         raise NotImplementedError
 
-    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+    def observe(self, action: str, observation: str, info: StepInfo) -> None:
         """Called after each `env.step(action)` with its result, so the agent's memory holds the last
         step too (the next `act` would not see it at the end of an episode)."""
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..env import StepInfo
 from ..llm import LLM, Message
 from ..records import LLMCall
 from . import prompts
@@ -114,7 +115,7 @@ class HiAgent(LLMAgent):
             retrieve=self.retrieve,
         )
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
         self.wm = WorkingMemory()
 
@@ -127,7 +128,7 @@ class HiAgent(LLMAgent):
 
     # ---- one turn ------------------------------------------------------------------------------
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         calls: list[LLMCall] = []
         retrievals = 0
         while True:
@@ -152,7 +153,7 @@ class HiAgent(LLMAgent):
             self._set_details(call, calls, memory, subgoal_index=subgoal.index, subgoal=subgoal.text)
             return reply.action
 
-    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+    def observe(self, action: str, observation: str, info: StepInfo) -> None:
         self.wm.ensure_current().pairs.append(Pair(action, observation, step=int(info["step"])))
 
     # ---- subgoals ------------------------------------------------------------------------------

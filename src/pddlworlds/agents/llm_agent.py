@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium as gym
 
 from ..catalogue import domains
+from ..env import StepInfo
 from ..llm import LLM, Completion, Message
 from ..records import LLMCall
 from . import prompts
@@ -72,7 +73,7 @@ class LLMAgent(Agent):
             self._examples[key] = load_example(folder, mode)
         return self._examples[key]
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         base = env.unwrapped
         world = base.world
         self.look_around = base.observation_mode == "changes"
@@ -88,7 +89,7 @@ class LLMAgent(Agent):
     def _system_text(self, world) -> str:
         raise NotImplementedError
 
-    def _pick_insights(self, env: gym.Env, info: dict[str, Any]) -> list[str]:
+    def _pick_insights(self, env: gym.Env, info: StepInfo) -> list[str]:
         if self.insights is None:
             return []
         texts = self.insights(env, info) if callable(self.insights) else self.insights

@@ -15,6 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..env import StepInfo
 from ..impossible import IMPOSSIBLE_ACTION
 from .base import Agent
 from .impossible_rule import offers_impossible
@@ -60,7 +61,7 @@ class ExpertAgent(Agent):
     def replans(self) -> int:
         return sum(1 for e in self._events if e["event"] == "replan")
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         from ..planning import replay, stored_plan
 
         self._env = env.unwrapped
@@ -118,7 +119,7 @@ class ExpertAgent(Agent):
         self._failed.add(env.state)
         return False
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         state = self._env.state
         self._steps += 1
         if self._unsolvable:
@@ -153,13 +154,13 @@ class RandomAgent(Agent):
     def flags(self) -> dict[str, Any]:
         return {"seed": self.seed}
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         self._env = env.unwrapped
         # Several episode seeds on one problem must give several random episodes (the floor of a table is
         # averaged over them), and the same seeds the same episodes in any process or order.
         self._rng = random.Random(f"{self.seed}:{seed}:{info.get('domain')}:{info.get('problem')}")
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         if offers_impossible(self._env):
             if self._rng.random() < CLAIM_PROBABILITY:
                 return IMPOSSIBLE_ACTION

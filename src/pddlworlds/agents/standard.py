@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 
+from ..env import StepInfo
 from ..llm import LLM
 from . import prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
@@ -27,14 +26,14 @@ class StandardAgent(LLMAgent):
     def _system_text(self, world) -> str:
         return prompts.standard_system(world, self.example, look_around=self.look_around)
 
-    def reset(self, observation: str, info: dict[str, Any], env: gym.Env, seed: int | None = None) -> None:
+    def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
         self.history = []
 
     def memory_text(self) -> str:
         return prompts.render_pairs(self.history)
 
-    def act(self, observation: str, info: dict[str, Any]) -> str:
+    def act(self, observation: str, info: StepInfo) -> str:
         memory = self.memory_text()
         completion, call = self._call(
             "action", self.messages(memory, prompts.standard_cue()), self.max_tokens, prompts.ACTION_STOP
@@ -43,5 +42,5 @@ class StandardAgent(LLMAgent):
         self._set_details(call, [call], memory)
         return action
 
-    def observe(self, action: str, observation: str, info: dict[str, Any]) -> None:
+    def observe(self, action: str, observation: str, info: StepInfo) -> None:
         self.history.append(Pair(action, observation, step=int(info["step"])))

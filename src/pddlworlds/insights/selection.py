@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..env import StepInfo
 from .categories import task_category
 from .embedding import Embedder, cosine_ranking, load_embedder
 from .store import InsightStore, Rule
@@ -68,7 +69,7 @@ class InsightSelector:
     limit: int | None = None
     embedder: Embedder | None = None
 
-    def __call__(self, env: Any, info: dict[str, Any]) -> list[str]:
+    def __call__(self, env: Any, info: StepInfo) -> list[str]:
         category = task_category(env.unwrapped.world.lifted)
         rules = select_rules(
             self.store,
