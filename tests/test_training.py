@@ -164,7 +164,8 @@ def _write_calls(folder: Path, pairs: list[tuple[str, str]]) -> Path:
     lines = [
         json.dumps({"episode": f"e{i}", "agent": "standard", "domain": "d", "problem": "p", "call": 0,
                     "purpose": "action", "messages": [{"role": "system", "content": "Answer with the code."},
-                                                      {"role": "user", "content": prompt}], "reply": reply})
+                                                      {"role": "user", "content": prompt}], "reply": reply,
+                    "stop": list(prompts.ACTION_STOP)})  # as `train data` records an action call
         for i, (prompt, reply) in enumerate(pairs)
     ]
     (folder / "calls.jsonl").write_text("".join(line + "\n" for line in lines))
@@ -240,7 +241,7 @@ def test_adapter_changes_llama_cpp_output_as_trained(tmp_path):
 
     data = _write_calls(tmp_path / "data", PAIRS)
     summary = train(
-        TrainConfig(data=str(data), out=str(tmp_path / "run"), steps=12, lr=2e-3, warmup=1, max_len=128,
+        TrainConfig(data=str(data), out=str(tmp_path / "run"), steps=24, lr=2e-3, warmup=1, max_len=128,
                     checkpoint_every=100, threads=1),
         progress=False,
     )
