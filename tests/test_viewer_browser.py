@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.cli import main
+from pddlworlds.viewer.pagedata import written
 from pddlworlds.testing.browser import launch, unavailable_reason
 
 REASON = unavailable_reason()
@@ -102,7 +103,7 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
             assert card.query_selector("code.action").text_content() == step["action"]
             assert card.query_selector("pre.observation").text_content() == step["observation"]
             assert card.query_selector(".validity").inner_text() == ("yes" if step["valid"] else "no")
-            assert card.query_selector("pre.raw").text_content() == step["raw_output"]
+            assert card.query_selector("pre.raw").text_content() == written(step)  # the reply, stored once
             memory = card.query_selector("pre.memory")
             assert memory is not None and memory.text_content() == step["memory_view"]
             assert card.query_selector("svg.picture.blocksworld") is not None
@@ -112,9 +113,12 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
         badges = [b.inner_text().split(":")[0] for b in cards[4].query_selector_all(".badge")]
         assert "retrieve" in badges and "summary" in badges
         cards[4].query_selector("details.mem summary").click()
-        assert "Retrieved subgoal 1 (clear b1):" in cards[4].query_selector("pre.memory").inner_text()
-        assert cards[4].query_selector("pre.memory .retrieved") is not None
-        assert cards[4].query_selector("pre.memory .summaryline") is not None
+        memory_text = cards[4].query_selector("pre.memory").inner_text()
+        assert "Subgoal 1 is shown in full above, in place of its summary." in memory_text
+        retrieved = [e.inner_text() for e in cards[4].query_selector_all("pre.memory .retrieved")]
+        assert "Action: unstack b2 from b3" in retrieved  # subgoal 1's pairs, marked where they stand
+        assert cards[4].query_selector("pre.memory .summaryline") is None  # they stand in place of its summary
+        assert cards[3].query_selector("pre.memory .retrieved") is None  # nothing retrieved before step 5
         cards[3].scroll_into_view_if_needed()
         page.evaluate("document.getElementById('step-4').scrollIntoView()")
         page.screenshot(path=str(shots / "viewer-episode.png"))

@@ -38,6 +38,7 @@ STEP_FIELDS = {
     "completion_tokens",
     "latency_s",
     "raw_output",
+    "raw_output_length",
     "subgoal_index",
     "subgoal",
     "memory_view",
@@ -45,6 +46,8 @@ STEP_FIELDS = {
 }
 #: Episode fields the viewer lays out itself (those of `EpisodeRecord` and the runner's `meta`).
 EPISODE_FIELDS = {
+    "solvable",
+    "claimed_impossible",
     "agent",
     "domain",
     "split",
@@ -177,7 +180,7 @@ def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDe
         steps.append(
             {
                 "index": step.get("index", i + 1),
-                "raw_output": step.get("raw_output"),
+                "raw_output": written(step),
                 "action": step.get("action"),
                 "canonical": p.canonical if p else None,
                 "replayed": p is not None,
@@ -214,6 +217,15 @@ def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDe
         "more": {k: v for k, v in line.items() if k not in known},
         "steps": steps,
     }
+
+
+def written(step: dict[str, Any]) -> str | None:
+    """What the model wrote for a step: the step's own `raw_output`, or (newer records store each reply
+    once) that of the step's last action call."""
+    if step.get("raw_output") is not None:
+        return step["raw_output"]
+    actions = [c for c in step.get("calls") or [] if c.get("purpose") == "action"]
+    return actions[-1].get("raw_output") if actions else None
 
 
 def _labels(runs: list[RunFolder]) -> list[str]:

@@ -259,11 +259,17 @@
 
   // ---- episode page -----------------------------------------------------------------------------
   function memoryHtml(text) {
+    // Retrieved pairs stand at their own subgoal, in place of its summary (a note in the current subgoal
+    // says which); older records appended them, indented, under "Retrieved subgoal k".
+    const shown = new Set([...text.matchAll(/Subgoal (\d+) is shown in full above/g)].map(m => m[1]));
+    let inRetrieved = false;
     return text.split("\n").map(line => {
       let cls = "";
-      if (/^Subgoal \d+:/.test(line)) cls = "subgoalline";
-      else if (/^Summary( \(met: (yes|no)\))?:/.test(line)) cls = "summaryline";
-      else if (/^Retrieved subgoal \d+|^\s{2}(Action|Observation):|^Cannot retrieve|^Action: retrieve/i.test(line)) cls = "retrieved";
+      const subgoal = /^Subgoal (\d+):/.exec(line);
+      if (subgoal) { inRetrieved = shown.has(subgoal[1]); cls = "subgoalline"; }
+      else if (/^Summary( \(met: (yes|no|unknown)\))?:/.test(line)) cls = "summaryline";
+      else if (/^Retrieved subgoal \d+|^\s{2}(Action|Observation):|^Cannot retrieve|^Action: retrieve|is shown in full above, in place of its summary/i.test(line)
+               || (inRetrieved && /^(Action|Observation):/.test(line))) cls = "retrieved";
       return cls ? `<span class="${cls}">${esc(line)}</span>` : esc(line);
     }).join("\n");
   }
