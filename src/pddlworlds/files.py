@@ -7,13 +7,14 @@ reports, the task cache, the assembled model file) writes it through `atomic_wri
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "file_sha256"]
 
 
 def atomic_write(
@@ -60,3 +61,12 @@ def atomic_write(
                 os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (model files are hundreds of MB), as hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

@@ -47,7 +47,6 @@ DEFAULT_SEED = 0
 #: States the exhaustive search may enumerate before it gives up without a proof.
 DEFAULT_STATE_CAP = 300_000
 
-Atom = tuple[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)

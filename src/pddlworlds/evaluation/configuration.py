@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
-from pathlib import Path
 from typing import Any
 
+from ..files import file_sha256
 from ..llm import NO_MODEL
 from .spec import RunPlan
 from .store import utc_now
@@ -58,7 +57,7 @@ def build_config(
         config["allow_impossible"] = True
         config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
     if plan.prompt_file is not None:
-        config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": _sha256(plan.prompt_file)}
+        config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": file_sha256(plan.prompt_file)}
     if plan.trial is not None:  # issue 13 hook: the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
@@ -97,7 +96,3 @@ def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]
         if va != vb:
             out.append(f"{key} (stored {_show(va)}, now {_show(vb)})")
     return out
-
-
-def _sha256(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -11,7 +11,6 @@ finished trial. After each update the store is also written to the user's file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write
+from ..files import atomic_write, file_sha256
 from ..llm import LLM
 from .editing import DEFAULT_CAP
 from .experience import MODES, select_experiences
@@ -72,7 +71,7 @@ class InsightMemory:
             "embedding": self.embedding,
             "max_tokens": self.max_tokens,
             "prompts_version": INSIGHT_PROMPTS_VERSION,
-            "initial_store_sha256": hashlib.sha256(store_path(folder, 0).read_bytes()).hexdigest(),
+            "initial_store_sha256": file_sha256(store_path(folder, 0)),
         }
 
     def done(self, folder: Path, trial: int) -> bool:

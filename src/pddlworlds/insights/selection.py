@@ -8,12 +8,12 @@ calls at reset: `(env, info) -> list of rule texts`.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..env import StepInfo
+from ..files import file_sha256
 from .categories import task_category
 from .embedding import Embedder, cosine_ranking, load_embedder
 from .store import InsightStore, Rule
@@ -50,7 +50,7 @@ class InsightUse:
     def describe(self) -> dict[str, Any]:
         """What a run's configuration records: the store by name and content, the options."""
         store = Path(self.store)
-        digest = hashlib.sha256(store.read_bytes()).hexdigest()
+        digest = file_sha256(store)
         return {"store": store.name, "store_sha256": digest, "limit": self.limit, "embedding": self.embedding}
 
     def selector(self) -> InsightSelector:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
 from .base import Completion, Message
@@ -114,7 +115,7 @@ class EmbeddedLLM:
         if self.lora_path is not None:
             if not self.lora_path.is_file():
                 raise FileNotFoundError(f"LoRA adapter file not found: {self.lora_path}")
-            self._model_id += f"+{_model_id_from_path(self.lora_path)}-{_file_sha256(self.lora_path)[:12]}"
+            self._model_id += f"+{_model_id_from_path(self.lora_path)}-{file_sha256(self.lora_path)[:12]}"
         if prompt_format not in ("auto", "chat", "plain"):
             raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
         if prompt_format == "auto":  # instruction-tuned GGUFs are named "-it"; the default one is not
@@ -145,9 +146,9 @@ class EmbeddedLLM:
         """sha256 of the GGUF file (with an adapter: of both digests), computed on first use (evaluation
         records it)."""
         if self._sha256 is None:
-            self._sha256 = _file_sha256(self.model_path)
+            self._sha256 = file_sha256(self.model_path)
             if self.lora_path is not None:  # the model run is base + adapter
-                both = f"{self._sha256}+{_file_sha256(self.lora_path)}"
+                both = f"{self._sha256}+{file_sha256(self.lora_path)}"
                 self._sha256 = hashlib.sha256(both.encode()).hexdigest()
         return self._sha256
 
@@ -217,14 +218,6 @@ class EmbeddedLLM:
         if not text.strip():
             return Completion("", len(tokens), completion_tokens, latency, error="empty completion", raw=text)
         return Completion(text, len(tokens), completion_tokens, latency)
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _model_id_from_path(path: Path) -> str:

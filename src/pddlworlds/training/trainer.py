@@ -11,7 +11,6 @@ holds `checkpoint.pt` (resumed by the same command), `log.jsonl`, and at the end
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -24,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write
+from ..files import atomic_write, file_sha256
 from ..host import cache_dir, default_threads
 from .data import call_from_json, load_calls
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
@@ -68,14 +67,6 @@ def _imports() -> tuple[Any, Any, Any]:
     return torch, transformers, peft
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[Any, Any, dict[str, str]]:
     """(model, tokenizer, info) in float32: from the float copy in the cache, else from the GGUF (which
     transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256."""
@@ -85,7 +76,7 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
     if not path.is_file():
         raise FileNotFoundError(f"base model GGUF not found: {path}")
-    sha = _sha256(path)
+    sha = file_sha256(path)
     folder = cache_dir("models") / f"{path.stem}-f32-{sha[:16]}"
     info = {"gguf": str(path), "gguf_sha256": sha, "float_copy": str(folder)}
     auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
@@ -298,7 +289,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
         "machine": {"device": str(device), "threads": threads, "cpu": platform.processor() or platform.machine(),
                     "cpus": os.cpu_count(), "torch": torch.__version__},
         "adapter_gguf": str(gguf_path),
-        "adapter_gguf_sha256": _sha256(gguf_path),
+        "adapter_gguf_sha256": file_sha256(gguf_path),
         "trainable_parameters": sum(p.numel() for p in params),
     }
     atomic_write(out / "summary.json", json.dumps(summary, indent=2) + "\n")
