@@ -423,12 +423,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parsers(sub)
     args = parser.parse_args(argv)
-    try:
-        from ..pddl import PDDLNormalisationWarning
+    from ..pddl import PDDLNormalisationWarning
 
-        warnings.simplefilter("ignore", PDDLNormalisationWarning)
-    except ImportError:  # pragma: no cover
-        pass
+    warnings.simplefilter("ignore", PDDLNormalisationWarning)
     return int(args.func(args) or 0)
 
 

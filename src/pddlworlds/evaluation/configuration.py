@@ -23,11 +23,9 @@ def _package_version() -> str:
     return __version__
 
 
-def _prompts_version() -> str | None:
-    try:
-        from ..agents.prompts import PROMPTS_VERSION
-    except ImportError:
-        return None
+def _prompts_version() -> str:
+    from ..agents.prompts import PROMPTS_VERSION
+
     return str(PROMPTS_VERSION)
 
 

@@ -17,7 +17,6 @@ from ..llm import parse_llm as parse_backend
 from .errors import EvaluationError
 
 __all__ = [
-    "BUILTIN_LLM_FREE_AGENTS",
     "BackendSpec",
     "EpisodeSpec",
     "RunPlan",
@@ -26,10 +25,6 @@ __all__ = [
     "resolve_agent",
     "specs_from",
 ]
-
-
-#: Built-in agents that play without a model.
-BUILTIN_LLM_FREE_AGENTS = frozenset({"expert", "random"})
 
 
 @dataclass(frozen=True, order=True)
@@ -55,11 +50,9 @@ class EpisodeSpec:
 
 
 def agent_names() -> list[str]:
-    """The built-in agents' names (empty while `pddlworlds.agents` has none)."""
-    try:
-        from ..agents import AGENT_NAMES
-    except ImportError:
-        return []
+    """The built-in agents' names (the `pddlworlds.agents.AGENTS` registry)."""
+    from ..agents import AGENT_NAMES
+
     return list(AGENT_NAMES)
 
 
@@ -80,8 +73,9 @@ def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[
         return factory, bool(getattr(factory, "needs_llm", True))
     known = agent_names()
     if name not in known:
-        listed = ", ".join(known) if known else "(none: pddlworlds.agents has no make_agent yet)"
-        raise EvaluationError(f"unknown agent {name!r}; agents: {listed}; or give package.module:factory")
+        raise EvaluationError(
+            f"unknown agent {name!r}; agents: {', '.join(known)}; or give package.module:factory"
+        )
     from ..agents import AGENTS
 
     entry = AGENTS[name]
