@@ -255,6 +255,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", help="GGUF path (default: the packaged Gemma 3 270M)")
+    parser.add_argument(
+        "--lora", default="shipped", help="LoRA adapter GGUF, or 'none' (default: the shipped one on the default model)"
+    )
     parser.add_argument("--n-ctx", type=int, default=8192)
     parser.add_argument(
         "--threads", type=int, default=None, help="default: all CPUs available to the process"
@@ -284,7 +287,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser.error(f"unknown sections {sorted(unknown)}")
 
     start = time.perf_counter()
-    llm = EmbeddedLLM(args.model, n_ctx=args.n_ctx, n_threads=args.threads, swa_full=not args.no_swa_full)
+    llm = EmbeddedLLM(
+        args.model, n_ctx=args.n_ctx, n_threads=args.threads, swa_full=not args.no_swa_full, lora_path=args.lora
+    )
     results: dict[str, Any] = {
         "model_id": llm.model_id,
         "n_threads": llm.n_threads,

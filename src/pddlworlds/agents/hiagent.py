@@ -81,7 +81,7 @@ class HiAgent(LLMAgent):
         max_retrievals_in_a_row: int = 2,
         max_tokens: int = 96,
         summary_max_tokens: int = 96,
-        example: bool = True,
+        example: bool | None = None,
         name: str | None = None,
         insights: Insights = None,
     ):

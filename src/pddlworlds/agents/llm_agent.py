@@ -36,13 +36,14 @@ ERROR_ACTION = ""
 class LLMAgent(Agent):
     """Shared plumbing of the LLM agents; subclasses write `_system_text` and `act`."""
 
-    def __init__(self, llm: LLM, *, max_tokens: int, example: bool = True, insights: Insights = None):
+    def __init__(self, llm: LLM, *, max_tokens: int, example: bool | None = None, insights: Insights = None):
         self.llm = llm
         self.insights = insights
         self.insight_texts: list[str] = []
         self.model = llm.model_id
         self.max_tokens = max_tokens
-        self.use_example = example
+        # None: as the model asks (a model trained without the example says so); else the caller's choice.
+        self.use_example = bool(getattr(llm, "in_context_example", True)) if example is None else example
         self.example: Example | None = None
         self._examples: dict[tuple[str, str], Example | None] = {}
         self.system = ""

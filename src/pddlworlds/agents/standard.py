@@ -19,7 +19,7 @@ class StandardAgent(LLMAgent):
 
     name = "standard"
 
-    def __init__(self, llm: LLM, *, max_tokens: int = 64, example: bool = True, insights: Insights = None):
+    def __init__(self, llm: LLM, *, max_tokens: int = 64, example: bool | None = None, insights: Insights = None):
         super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights)
         self.history: list[Pair] = []
 

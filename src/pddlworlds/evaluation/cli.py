@@ -118,6 +118,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..catalogue import domains as all_domains
+    from ..llm import NO_ADAPTER
     from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
     agents = _csv(args.agents)
@@ -159,9 +160,12 @@ def build_plan(args: argparse.Namespace) -> Any:
     if getattr(args, "lora", None):
         if backend.backend is None or not backend.backend.takes_lora:
             raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
-        if not Path(args.lora).is_file():
+        if args.lora == NO_ADAPTER:
+            backend = dataclasses.replace(backend, lora=NO_ADAPTER)
+        elif not Path(args.lora).is_file():
             raise ValueError(f"--lora: adapter file not found: {args.lora}")
-        backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
+        else:
+            backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
     problems = _csv(args.problems) if args.problems else None
     from ..proofs import split_unsolvable
 
@@ -337,8 +341,9 @@ def add_eval_parsers(subparsers: Any) -> None:
         "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"
     )
     p.add_argument(
-        "--lora", default=None, metavar="ADAPTER.gguf",
-        help="a llama.cpp LoRA adapter for the embedded model (made by `pddlworlds train`)",
+        "--lora", default=None, metavar="ADAPTER.gguf|none",
+        help="a llama.cpp LoRA adapter for the embedded model (made by `pddlworlds train`); default: the "
+        "adapter shipped in models/ on the default model; 'none': the plain base model",
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")

@@ -77,23 +77,29 @@ class GeneratedProblem:
         return problem_name(self.level, self.index)
 
 
-def problem_size(domain: str, level: str, index: int) -> int:
-    """The size parameter of problem `index` (1-based): cycles through the level's range."""
-    lo, hi = SIZES[domain][level]
+def problem_size(domain: str, level: str, index: int, sizes: dict[str, tuple[int, int]] | None = None) -> int:
+    """The size parameter of problem `index` (1-based): cycles through the level's range (of `sizes`,
+    default the domain's `SIZES`)."""
+    lo, hi = (sizes or SIZES[domain])[level]
     return lo + (index - 1) % (hi - lo + 1)
 
 
-def generate_problem(domain: str, level: str, index: int, seed: int = DEFAULT_SEED) -> GeneratedProblem:
-    """Problem `index` (1-based) of `level` for `domain`: deterministic in its arguments."""
+def generate_problem(
+    domain: str, level: str, index: int, seed: int = DEFAULT_SEED, generator: DomainGenerator | None = None
+) -> GeneratedProblem:
+    """Problem `index` (1-based) of `level` for `domain`: deterministic in its arguments. `generator`
+    replaces the registry's for this domain (the training data draws some domains from a wider family)."""
     if domain not in GENERATORS:
         raise ValueError(f"unknown domain {domain!r}; domains: {', '.join(GENERATORS)}")
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
     if index < 1:
         raise ValueError(f"index must be >= 1, not {index}")
-    generator = GENERATORS[domain]
+    generator = generator or GENERATORS[domain]
+    if generator.domain != domain:
+        raise ValueError(f"generator for {generator.domain!r} asked for a {domain!r} problem")
     rng = problem_rng(seed, domain, level, index)
-    size = problem_size(domain, level, index)
+    size = problem_size(domain, level, index, generator.sizes)
     body, params = generator.build(rng, size, generator.pddl_name(size, level, index), level)
     described = " ".join(f"{k}={v}" for k, v in params.items())
     header = (

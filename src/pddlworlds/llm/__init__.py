@@ -10,7 +10,15 @@ Backend modules import their libraries (llama.cpp, openai) only when a model is 
 from __future__ import annotations
 
 from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
-from .embedded import DEFAULT_MODEL_ID, EmbeddedLLM, default_model_path
+from .embedded import (
+    DEFAULT_ADAPTER,
+    DEFAULT_MODEL_ID,
+    NO_ADAPTER,
+    SHIPPED_ADAPTER,
+    EmbeddedLLM,
+    default_model_path,
+    shipped_adapter_path,
+)
 from .openai_compatible import OpenAICompatibleLLM
 from .prompt_formats import format_gemma_chat, format_plain
 from .registry import (
@@ -26,10 +34,13 @@ from .registry import (
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
     "LLM",
+    "NO_ADAPTER",
     "NO_MODEL",
     "SERVICE_ERROR_KINDS",
+    "SHIPPED_ADAPTER",
     "Backend",
     "BackendSpec",
     "Completion",
@@ -45,4 +56,5 @@ __all__ = [
     "llm_usage",
     "parse_llm",
     "register_backend",
+    "shipped_adapter_path",
 ]

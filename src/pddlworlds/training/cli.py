@@ -56,6 +56,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         lr=args.lr,
         warmup=args.warmup,
+        schedule=args.schedule,
         rank=args.rank,
         alpha=args.alpha,
         accumulate=args.accumulate,
@@ -63,6 +64,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         max_minutes=args.max_minutes,
         threads=args.threads,
         agents=tuple(args.agents.split(",")) if args.agents else (),
+        domains=tuple(args.domains.split(",")) if args.domains else (),
     )
     summary = train(config, progress=not args.no_progress)
     print(json.dumps(summary))
@@ -104,6 +106,8 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--epochs", type=float, default=1.0)
     f.add_argument("--lr", type=float, default=2e-4)
     f.add_argument("--warmup", type=int, default=10, help="optimizer steps of linear learning-rate warm-up")
+    f.add_argument("--schedule", choices=("constant", "linear"), default="constant",
+                   help="learning rate after warm-up: constant, or linear decay to 0 at the last step")
     f.add_argument("--rank", type=int, default=16)
     f.add_argument("--alpha", type=float, default=32.0)
     f.add_argument("--accumulate", type=int, default=1, help="sequences per optimizer step")
@@ -111,6 +115,7 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--max-minutes", type=float, default=0, help="stop (with a checkpoint and an adapter) after this many minutes of training in this invocation")
     f.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: host.default_threads)")
     f.add_argument("--agents", default="", help="train only these agents' calls (default: all in the data)")
+    f.add_argument("--domains", default="", help="train only these domains' calls (default: all in the data)")
     f.add_argument("--no-progress", action="store_true")
     f.set_defaults(func=cmd_fit)
 

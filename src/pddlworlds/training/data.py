@@ -30,7 +30,13 @@ from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env
 from .packing import REPLY_END
-from .problems import TRAIN_SEEDS, TrainingProblem, exclude_shipped, generate_training_problems
+from .problems import (
+    TRAIN_SEEDS,
+    TRAINING_GENERATORS,
+    TrainingProblem,
+    exclude_shipped,
+    generate_training_problems,
+)
 from .teacher import (
     Detours,
     RecordedCall,
@@ -214,7 +220,7 @@ def generate_dataset(
             "per_level": per_level,
             "domains": domain_names,
             "levels": levels,
-            "sizes": {d: generators.SIZES[d] for d in domain_names},
+            "sizes": {d: TRAINING_GENERATORS[d].sizes for d in domain_names},
         },
         "problems_generated": generated,
         "problems": len(problems),

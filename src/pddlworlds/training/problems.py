@@ -17,9 +17,11 @@ from pathlib import Path
 
 from .. import generators
 from ..catalogue import domains, load_task
+from ..generators import gripper
 from ..pddl import LiftedTask, PDDLNormalisationWarning
 
 __all__ = [
+    "TRAINING_GENERATORS",
     "TRAIN_SEEDS",
     "TrainingProblem",
     "exclude_shipped",
@@ -32,6 +34,10 @@ __all__ = [
 
 #: Generator seeds of the training problems; seed 0 (`generators.DEFAULT_SEED`) is the shipped split's.
 TRAIN_SEEDS: tuple[int, ...] = tuple(range(1001, 1011))
+
+#: Domain -> the generator training problems are drawn from: the shipped split's, except where that
+#: family is too small to give new problems (Gripper: one problem per ball count and robby's room).
+TRAINING_GENERATORS: dict[str, generators.DomainGenerator] = generators.GENERATORS | {"gripper": gripper.MIXED}
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ def generate_training_problems(
         for domain in domain_names:
             for level in levels:
                 for index in range(1, per_level + 1):
-                    gp = generators.generate_problem(domain, level, index, seed)
+                    gp = generators.generate_problem(domain, level, index, seed, TRAINING_GENERATORS[domain])
                     name = f"s{seed}-{gp.name}"
                     path = out / domain / f"{name}.pddl"
                     path.parent.mkdir(parents=True, exist_ok=True)

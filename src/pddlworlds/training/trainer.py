@@ -28,9 +28,11 @@ from ..host import cache_dir, default_threads
 from .data import call_from_json, load_calls
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 
-__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "sequence_loss", "train"]
+__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "lr_factor", "sequence_loss", "train"]
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
+#: torch's fused attention; it takes the tree masks as they are (Gemma 3 caps no attention logits).
+ATTENTION = os.environ.get("PDDLWORLDS_TRAIN_ATTENTION", "sdpa")
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 # Fields that may change when a run is resumed (they do not change what is learned step by step).
 _RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs"}
@@ -46,6 +48,7 @@ class TrainConfig:
     epochs: float = 1.0
     lr: float = 2e-4
     warmup: int = 10
+    schedule: str = "constant"  # after warm-up: "constant", or "linear" decay to 0 at the last planned step
     rank: int = 16
     alpha: float = 32.0
     accumulate: int = 1
@@ -53,6 +56,7 @@ class TrainConfig:
     max_minutes: float = 0.0
     threads: int | None = None
     agents: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()  # train only on these domains' calls (default: all in the data)
     base_model: str | None = None  # GGUF; default: the shipped one
     target_modules: tuple[str, ...] = field(default=TARGET_MODULES)
 
@@ -81,11 +85,11 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     info = {"gguf": str(path), "gguf_sha256": sha, "float_copy": str(folder)}
     auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
     if (folder / "config.json").is_file():
-        model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
+        model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation=ATTENTION)
         tokenizer = auto_tok.from_pretrained(folder)
         return model, tokenizer, info
     model = auto_model.from_pretrained(
-        path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation="eager"
+        path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=ATTENTION
     )
     tokenizer = auto_tok.from_pretrained(path.parent, gguf_file=path.name)
     # save_pretrained refuses a model that still names its GGUF quantizer; the weights are floats now.
@@ -115,13 +119,33 @@ def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSeq
     rows = load_calls(config.data)
     if config.agents:
         rows = [r for r in rows if r["agent"] in config.agents]
+    if config.domains:
+        rows = [r for r in rows if r["domain"] in config.domains]
     if not rows:
-        raise ValueError(f"{config.data}: no calls to train on (agents {config.agents or 'all'})")
+        raise ValueError(
+            f"{config.data}: no calls to train on (agents {config.agents or 'all'}, domains {config.domains or 'all'})"
+        )
     calls = [call_from_json(r) for r in rows]
     sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
     manifest_path = Path(config.data) / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     return sequences, stats, manifest
+
+
+SCHEDULES = ("constant", "linear")
+
+
+def lr_factor(step: int, total: int, config: TrainConfig) -> float:
+    """The learning rate's factor at optimizer step `step` (0-based) of `total`: linear warm-up, then
+    constant or a linear decay that reaches 0 after the last step."""
+    if config.schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
+    warmup = max(1, config.warmup)
+    if step < warmup:
+        return (step + 1) / warmup
+    if config.schedule == "linear":
+        return max(0.0, (total - step) / max(1, total - warmup + 1))
+    return 1.0
 
 
 def _schedule(n: int, total: int, seed: int) -> list[int]:
@@ -189,8 +213,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
-    warmup = max(1, config.warmup)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, total, config))
 
     text_config = getattr(base.config, "text_config", base.config)
     sliding_window = getattr(text_config, "sliding_window", None)
@@ -299,5 +322,6 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
 def _config_json(config: TrainConfig) -> dict[str, Any]:
     data = asdict(config)
     data["agents"] = list(config.agents)
+    data["domains"] = list(config.domains)
     data["target_modules"] = list(config.target_modules)
     return data
