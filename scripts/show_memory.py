@@ -10,14 +10,11 @@ Without --step: the last step. Also lists the episode's subgoals with their summ
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
 
 from pddlworlds.records import EpisodeRecord
-
-RECORD_FIELDS = {f.name for f in dataclasses.fields(EpisodeRecord)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
             args.agent, args.domain, args.problem, args.seed
         ):
             continue
-        # an evaluation's line is the record plus the run's bookkeeping ("meta": split, max_steps, ...)
-        record = EpisodeRecord.from_dict({k: v for k, v in row.items() if k in RECORD_FIELDS})
+        record = EpisodeRecord.from_stored(row)
         if not record.trajectory:
             print(f"{path}:{number}: the episode has no steps", file=sys.stderr)
             return 1

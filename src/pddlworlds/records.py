@@ -6,7 +6,7 @@ field is JSON-serialisable and nothing here depends on an agent's or backend's i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 __all__ = ["LLMCall", "StepRecord", "EpisodeRecord"]
@@ -83,3 +83,10 @@ class EpisodeRecord:
             StepRecord(**{**s, "calls": [LLMCall(**c) for c in s.get("calls", [])]}) for s in data.get("trajectory", [])
         ]
         return cls(**data)
+
+    @classmethod
+    def from_stored(cls, line: dict[str, Any]) -> EpisodeRecord:
+        """A record from a stored run line: the record's fields plus the run's own keys (`meta`: split,
+        step budget...), which are left out. `from_dict` stays strict, so a misspelt field still fails."""
+        names = {f.name for f in fields(cls)}
+        return cls.from_dict({k: v for k, v in line.items() if k in names})

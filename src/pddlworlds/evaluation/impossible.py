@@ -10,7 +10,7 @@ cost before the claim or the end of the budget (steps, and prompt plus completio
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +114,7 @@ def success_with_and_without(
 
 def records_from_lines(lines: Iterable[dict[str, Any]]) -> list[EpisodeRecord]:
     """Stored run lines (records plus run metadata) as `EpisodeRecord`s."""
-    names = {f.name for f in fields(EpisodeRecord)}
-    return [EpisodeRecord.from_dict({k: v for k, v in line.items() if k in names}) for line in lines]
+    return [EpisodeRecord.from_stored(line) for line in lines]
 
 
 def has_impossible(records: Sequence[EpisodeRecord]) -> bool:

@@ -19,7 +19,6 @@ docs/method.md section 3 describes:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -60,8 +59,6 @@ REFERENCE_AGENT = "standard"
 #: The domain label of the rows that pool every domain.
 OVERALL = "overall"
 
-_RECORD_FIELDS = {f.name for f in dataclasses.fields(EpisodeRecord)}
-
 Recordish = EpisodeRecord | Mapping[str, Any]
 
 
@@ -69,7 +66,7 @@ def as_record(item: Recordish) -> EpisodeRecord:
     """An `EpisodeRecord` from a record or a stored dict (keys that are not record fields are ignored)."""
     if isinstance(item, EpisodeRecord):
         return item
-    return EpisodeRecord.from_dict({k: v for k, v in item.items() if k in _RECORD_FIELDS})
+    return EpisodeRecord.from_stored(dict(item))
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
