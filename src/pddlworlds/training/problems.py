@@ -71,7 +71,7 @@ def generate_training_problems(
         for domain in domain_names:
             for level in levels:
                 for index in range(1, per_level + 1):
-                    gp = generators.generate_problem(domain, level, index, seed, TRAINING_GENERATORS[domain])
+                    gp = generators.generate_problem(domain, level, index, seed, TRAINING_GENERATORS.get(domain))
                     name = f"s{seed}-{gp.name}"
                     path = out / domain / f"{name}.pddl"
                     path.parent.mkdir(parents=True, exist_ok=True)

@@ -31,8 +31,6 @@ from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 __all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "lr_factor", "sequence_loss", "train"]
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
-#: torch's fused attention; it takes the tree masks as they are (Gemma 3 caps no attention logits).
-ATTENTION = os.environ.get("PDDLWORLDS_TRAIN_ATTENTION", "sdpa")
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 # Fields that may change when a run is resumed (they do not change what is learned step by step).
 _RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs"}
@@ -77,6 +75,9 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     torch, transformers, _ = _imports()
     from ..llm import default_model_path
 
+    # torch's fused attention takes the tree masks as they are (Gemma 3 caps no attention logits);
+    # PDDLWORLDS_TRAIN_ATTENTION=eager selects the plain path, for comparison.
+    attention = os.environ.get("PDDLWORLDS_TRAIN_ATTENTION", "sdpa")
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
     if not path.is_file():
         raise FileNotFoundError(f"base model GGUF not found: {path}")
@@ -85,11 +86,11 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     info = {"gguf": str(path), "gguf_sha256": sha, "float_copy": str(folder)}
     auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
     if (folder / "config.json").is_file():
-        model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation=ATTENTION)
+        model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation=attention)
         tokenizer = auto_tok.from_pretrained(folder)
         return model, tokenizer, info
     model = auto_model.from_pretrained(
-        path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=ATTENTION
+        path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attention
     )
     tokenizer = auto_tok.from_pretrained(path.parent, gguf_file=path.name)
     # save_pretrained refuses a model that still names its GGUF quantizer; the weights are floats now.
