@@ -48,10 +48,11 @@ def _llm_module() -> ModuleType:
 
 
 if TYPE_CHECKING:
-    from pddlworlds.llm import LLM, Completion, EmbeddedLLM, Message
+    from pddlworlds.llm import LLM, NO_ADAPTER, SHIPPED_ADAPTER, Completion, EmbeddedLLM, Message
 else:
     _llm = _llm_module()
     LLM, Completion, EmbeddedLLM, Message = _llm.LLM, _llm.Completion, _llm.EmbeddedLLM, _llm.Message
+    NO_ADAPTER, SHIPPED_ADAPTER = _llm.NO_ADAPTER, _llm.SHIPPED_ADAPTER
 
 Section = Callable[[LLM, argparse.Namespace], dict[str, float]]
 
@@ -256,7 +257,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--model", help="GGUF path (default: the packaged Gemma 3 270M)")
     parser.add_argument(
-        "--lora", default="shipped", help="LoRA adapter GGUF, or 'none' (default: the shipped one on the default model)"
+        "--lora",
+        default=SHIPPED_ADAPTER,
+        help=f"LoRA adapter GGUF, or '{NO_ADAPTER}' (default: the shipped one on the default model)",
     )
     parser.add_argument("--n-ctx", type=int, default=8192)
     parser.add_argument(

@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> dict:
     names = [name for name, _ in args.build]
     if len(set(names)) != len(names):
         parser.error(f"build names must differ: {names}")
-    bench_args = [
+    bench_args = [  # the base model: builds are compared on llama.cpp alone, and bare venvs lack models/
+        "--lora",
+        "none",
         "--sections",
         "backend,episode",
         "--threads",
