@@ -48,7 +48,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     from .trainer import TrainConfig, train
 
     config = TrainConfig(
-        data=str(args.data),
+        data=args.data,
         out=str(args.out),
         seed=args.seed,
         max_len=args.max_len,
@@ -65,9 +65,45 @@ def cmd_fit(args: argparse.Namespace) -> int:
         threads=args.threads,
         agents=tuple(args.agents.split(",")) if args.agents else (),
         domains=tuple(args.domains.split(",")) if args.domains else (),
+        init=str(args.init) if args.init else None,
     )
     summary = train(config, progress=not args.no_progress)
     print(json.dumps(summary))
+    return 0
+
+
+def cmd_lengths(args: argparse.Namespace) -> int:
+    from .trainer import TrainConfig, build_sequences, load_tokenizer
+
+    config = TrainConfig(data=args.data, out="", max_len=args.max_len)
+    _, stats, _ = build_sequences(config, load_tokenizer())
+    print(json.dumps({"max_len": args.max_len, "by_domain": stats.by_domain}, indent=1))
+    return 0
+
+
+def cmd_rollout(args: argparse.Namespace) -> int:
+    from ..generators import DOMAINS
+    from ..llm import EmbeddedLLM
+    from .rounds import rollout_dataset
+
+    adapter = None if args.adapter == "none" else str(args.adapter)
+    model = EmbeddedLLM(lora_path=adapter, n_threads=args.threads)
+    manifest = rollout_dataset(
+        args.out,
+        model,
+        adapter=adapter,
+        round_name=args.round or Path(args.out).name,
+        seeds=args.seeds,
+        per_level=args.per_level,
+        domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
+        agents=args.agents.split(","),
+        max_steps=args.max_steps,
+        planner_timeout=args.planner_timeout,
+        max_problems=args.max_problems,
+        progress=not args.no_progress,
+    )
+    keys = ("problems", "episodes", "calls", "dead_end_calls", "success", "model_wrote_expert_action", "seconds")
+    print(json.dumps({k: manifest[k] for k in keys}))
     return 0
 
 
@@ -80,7 +116,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: Any) -> None:
-    """Register `pddlworlds train {data,fit,export}`."""
+    """Register `pddlworlds train {data,fit,lengths,rollout,export}`."""
     p = sub.add_parser("train", help="training data from the expert, LoRA fine-tuning, GGUF adapter export")
     tsub = p.add_subparsers(dest="train_command", required=True)
 
@@ -98,7 +134,8 @@ def add_parsers(sub: Any) -> None:
     d.set_defaults(func=cmd_data)
 
     f = tsub.add_parser("fit", help="fine-tune a LoRA adapter on the embedded model (resumes from OUT)")
-    f.add_argument("--data", type=Path, required=True, help="dataset folder from `pddlworlds train data`")
+    f.add_argument("--data", required=True,
+                   help="dataset folder(s) from `train data` / `train rollout`, comma-separated (they aggregate)")
     f.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, adapter, adapter GGUF")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--max-len", type=int, default=1024, help="tokens per packed sequence (default 1024)")
@@ -116,8 +153,31 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: host.default_threads)")
     f.add_argument("--agents", default="", help="train only these agents' calls (default: all in the data)")
     f.add_argument("--domains", default="", help="train only these domains' calls (default: all in the data)")
+    f.add_argument("--init", type=Path, default=None,
+                   help="warm start from this adapter (llama.cpp GGUF LoRA or PEFT folder; same --rank/--alpha); "
+                        "a checkpoint in OUT wins over it")
     f.add_argument("--no-progress", action="store_true")
     f.set_defaults(func=cmd_fit)
+
+    n = tsub.add_parser("lengths", help="tokens per call, per domain, and the share a --max-len would skip")
+    n.add_argument("--data", required=True, help="dataset folder(s), comma-separated")
+    n.add_argument("--max-len", type=int, default=4096)
+    n.set_defaults(func=cmd_lengths)
+
+    r = tsub.add_parser("rollout", help="on-policy round: the adapter plays, the expert labels every call from its state")
+    r.add_argument("--adapter", required=True, help="GGUF LoRA adapter the model plays with ('none': the base model)")
+    r.add_argument("--out", type=Path, required=True, help="round's dataset folder")
+    r.add_argument("--round", default="", help="round name recorded in the data (default: OUT's name)")
+    r.add_argument("--seeds", type=_ints, default=_ints("2001-2003"), help="generator seeds (default 2001-2003)")
+    r.add_argument("--per-level", type=int, default=1)
+    r.add_argument("--domains", default="all")
+    r.add_argument("--agents", default="standard,hiagent")
+    r.add_argument("--max-steps", type=int, default=30)
+    r.add_argument("--max-problems", type=int, default=0, help="play only the first N problems kept (0: all)")
+    r.add_argument("--planner-timeout", type=float, default=60)
+    r.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    r.add_argument("--no-progress", action="store_true")
+    r.set_defaults(func=cmd_rollout)
 
     e = tsub.add_parser("export", help="write a PEFT adapter folder as a llama.cpp GGUF LoRA adapter")
     e.add_argument("adapter", type=Path, help="PEFT adapter folder (adapter_config.json, adapter_model.safetensors)")

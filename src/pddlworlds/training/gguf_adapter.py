@@ -4,7 +4,8 @@ llama.cpp reads an adapter file whose `general.type` is "adapter", `adapter.type
 `adapter.lora.alpha` the LoRA alpha, and whose tensors are named after the base model's tensors with
 `.lora_a` / `.lora_b` appended (`blk.3.attn_q.weight.lora_a`); A is stored as [rank, in] and B as
 [out, rank] in torch order. The scale llama.cpp applies is alpha / rank, as PEFT's. Every tensor is
-checked against the base GGUF (name and shape) before anything is written.
+checked against the base GGUF (name and shape) before anything is written. `read_adapter` goes the other
+way (a GGUF adapter or a PEFT folder -> PEFT tensor names, float32, rank, alpha), for warm starts.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import os
 import re
 from pathlib import Path
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["HF_TO_GGUF", "export_adapter", "gguf_tensor_name"]
+__all__ = ["HF_TO_GGUF", "AdapterWeights", "export_adapter", "gguf_tensor_name", "peft_tensor_name", "read_adapter"]
 
 #: Hugging Face module path (inside a decoder layer) -> llama.cpp tensor name (inside `blk.N`).
 HF_TO_GGUF = {
@@ -29,6 +32,19 @@ HF_TO_GGUF = {
     "mlp.down_proj": "ffn_down",
 }
 _PEFT_NAME = re.compile(r"^(?:base_model\.model\.)?model\.layers\.(\d+)\.(.+)\.lora_([AB])\.weight$")
+_GGUF_NAME = re.compile(r"^blk\.(\d+)\.([a-z_]+)\.weight\.lora_([ab])$")
+_GGUF_TO_HF = {v: k for k, v in HF_TO_GGUF.items()}
+
+
+@dataclass(frozen=True)
+class AdapterWeights:
+    """A LoRA adapter's tensors by PEFT name (`base_model.model.model.layers.N.<module>.lora_A.weight`),
+    float32 in torch order, with its rank and alpha."""
+
+    tensors: dict[str, np.ndarray]
+    rank: int
+    alpha: float
+    source: str
 
 
 def gguf_tensor_name(peft_name: str) -> str:
@@ -37,6 +53,79 @@ def gguf_tensor_name(peft_name: str) -> str:
     if not m or m.group(2) not in HF_TO_GGUF:
         raise ValueError(f"adapter tensor {peft_name!r} has no llama.cpp name (known: {', '.join(HF_TO_GGUF)})")
     return f"blk.{m.group(1)}.{HF_TO_GGUF[m.group(2)]}.weight.lora_{m.group(3).lower()}"
+
+
+def peft_tensor_name(gguf_name: str) -> str:
+    """`blk.3.attn_q.weight.lora_a` -> `base_model.model.model.layers.3.self_attn.q_proj.lora_A.weight`."""
+    m = _GGUF_NAME.match(gguf_name)
+    if not m or m.group(2) not in _GGUF_TO_HF:
+        raise ValueError(f"adapter tensor {gguf_name!r} is not a LoRA tensor of {', '.join(_GGUF_TO_HF)}")
+    return f"base_model.model.model.layers.{m.group(1)}.{_GGUF_TO_HF[m.group(2)]}.lora_{m.group(3).upper()}.weight"
+
+
+def _field(reader, key: str):
+    field = reader.fields.get(key)
+    if field is None:
+        return None
+    value = field.parts[field.data[0]]
+    return bytes(value).decode() if field.types and field.types[0].name == "STRING" else value[0].item()
+
+
+def _read_gguf(path: Path) -> AdapterWeights:
+    import gguf
+
+    reader = gguf.GGUFReader(path)
+    if _field(reader, "general.type") != "adapter" or _field(reader, gguf.Keys.Adapter.TYPE) != "lora":
+        raise ValueError(f"{path}: not a llama.cpp LoRA adapter (general.type/adapter.type)")
+    alpha = _field(reader, gguf.Keys.Adapter.LORA_ALPHA)
+    if alpha is None:
+        raise ValueError(f"{path}: no {gguf.Keys.Adapter.LORA_ALPHA}")
+    tensors = {}
+    for t in reader.tensors:
+        # the reader's arrays are in torch order already (ggml's dimensions reversed)
+        shape = tuple(int(x) for x in reversed(t.shape))
+        tensors[peft_tensor_name(t.name)] = np.asarray(t.data, dtype=np.float32).reshape(shape).copy()
+    return _checked(tensors, float(alpha), str(path))
+
+
+def _read_peft(folder: Path) -> AdapterWeights:
+    from safetensors.numpy import load_file
+
+    config_file, weights_file = folder / "adapter_config.json", folder / "adapter_model.safetensors"
+    for f in (config_file, weights_file):
+        if not f.is_file():
+            raise FileNotFoundError(f"not a PEFT adapter folder: {f} is missing")
+    config = json.loads(config_file.read_text())
+    if config.get("use_rslora") or config.get("use_dora"):
+        raise ValueError(f"{config_file}: rsLoRA/DoRA adapters are not plain LoRA")
+    tensors = {name: array.astype(np.float32) for name, array in load_file(weights_file).items()}
+    for name in tensors:
+        gguf_tensor_name(name)  # a clear error for a tensor we cannot place
+    weights = _checked(tensors, float(config["lora_alpha"]), str(folder))
+    if weights.rank != int(config["r"]):
+        raise ValueError(f"{config_file}: r={config['r']} but the tensors have rank {weights.rank}")
+    return weights
+
+
+def _checked(tensors: dict[str, np.ndarray], alpha: float, source: str) -> AdapterWeights:
+    if not tensors:
+        raise ValueError(f"{source}: no LoRA tensors")
+    ranks = {a.shape[0] for n, a in tensors.items() if ".lora_A." in n} | {
+        a.shape[1] for n, a in tensors.items() if ".lora_B." in n
+    }
+    if len(ranks) != 1:
+        raise ValueError(f"{source}: LoRA tensors of different ranks {sorted(ranks)}")
+    return AdapterWeights(tensors, ranks.pop(), alpha, source)
+
+
+def read_adapter(path: str | os.PathLike[str]) -> AdapterWeights:
+    """The weights of a llama.cpp GGUF LoRA adapter (f16/f32 -> float32) or of a PEFT adapter folder."""
+    path = Path(path)
+    if path.is_dir():
+        return _read_peft(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"adapter not found: {path}")
+    return _read_gguf(path)
 
 
 def export_adapter(

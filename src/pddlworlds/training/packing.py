@@ -82,6 +82,8 @@ class PackStats:
     call_tokens: int = 0  # what the calls would cost one by one
     packed_tokens: int = 0
     reply_tokens: int = 0
+    lengths: list[int] = field(default_factory=list)  # every call's tokens (prompt and reply), in input order
+    by_domain: dict[str, dict[str, int | float]] = field(default_factory=dict)  # filled by the trainer
 
 
 def call_tokens(
@@ -108,6 +110,7 @@ def pack_calls(
     for messages, reply, *end in calls:
         path, reply_from = call_tokens(messages, reply, encode, *end)
         stats.calls += 1
+        stats.lengths.append(len(path))
         if len(path) > max_len:
             stats.skipped_too_long += 1
             continue

@@ -1,4 +1,5 @@
-"""Training problems: drawn with the seeded generators, checked against every shipped problem.
+"""Training problems: drawn with the seeded generators, checked against every shipped problem and
+against the held-out problems that adapters are validated on.
 
 The training set must never contain a test problem. Two problems are "the same" when one becomes the
 other by renaming objects, so `same_up_to_renaming` decides that exactly: a renaming-invariant colour
@@ -9,6 +10,7 @@ backtracking search for an object bijection that maps init and goal onto each ot
 from __future__ import annotations
 
 import hashlib
+import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Iterable
@@ -21,12 +23,17 @@ from ..generators import gripper
 from ..pddl import LiftedTask, PDDLNormalisationWarning
 
 __all__ = [
+    "HELD_OUT",
+    "HELD_OUT_PER_LEVEL",
+    "HELD_OUT_SEEDS",
     "TRAINING_GENERATORS",
     "TRAIN_SEEDS",
     "TrainingProblem",
     "exclude_shipped",
     "find_overlaps",
+    "draw_held_out",
     "generate_training_problems",
+    "held_out_problems",
     "same_up_to_renaming",
     "shipped_problem_files",
     "structure_hash",
@@ -38,6 +45,19 @@ TRAIN_SEEDS: tuple[int, ...] = tuple(range(1001, 1011))
 #: Domain -> the generator training problems are drawn from: the shipped split's, except where that
 #: family is too small to give new problems (Gripper: one problem per ball count and robby's room).
 TRAINING_GENERATORS: dict[str, generators.DomainGenerator] = generators.GENERATORS | {"gripper": gripper.MIXED}
+
+#: The held-out problems adapters are validated on (never trained on): per domain, two problems a level,
+#: drawn from the training generators as problem 1 of seeds 9001, 9002, ... in turn, skipping a draw equal
+#: (up to renaming) to a shipped problem or to one kept before. `HELD_OUT` pins the outcome; a test
+#: redraws it.
+HELD_OUT_SEEDS: tuple[int, ...] = tuple(range(9001, 9101))
+HELD_OUT_PER_LEVEL = 2
+HELD_OUT: dict[str, tuple[tuple[str, int], ...]] = {  # domain -> ((level, seed), ...)
+    "blocksworld": (("easy", 9001), ("easy", 9002), ("medium", 9001), ("medium", 9002), ("hard", 9001), ("hard", 9002)),
+    "gripper": (("easy", 9002), ("easy", 9003), ("medium", 9002), ("medium", 9005), ("hard", 9001), ("hard", 9002)),
+    "tyreworld": (("easy", 9002), ("easy", 9003), ("medium", 9003), ("medium", 9007), ("hard", 9006), ("hard", 9008)),
+    "barman": (("easy", 9001), ("easy", 9002), ("medium", 9001), ("medium", 9002), ("hard", 9001), ("hard", 9002)),
+}
 
 
 @dataclass(frozen=True)
@@ -77,6 +97,47 @@ def generate_training_problems(
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(gp.text, newline="\n")
                     problems.append(TrainingProblem(domain, level, index, seed, name, path, dict(gp.parameters)))
+    return problems
+
+
+def _write(out: Path, domain: str, level: str, seed: int, prefix: str) -> TrainingProblem:
+    gp = generators.generate_problem(domain, level, 1, seed, TRAINING_GENERATORS.get(domain))
+    name = f"{prefix}{seed}-{gp.name}"
+    path = out / domain / f"{name}.pddl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(gp.text, newline="\n")
+    return TrainingProblem(domain, level, 1, seed, name, path, dict(gp.parameters))
+
+
+def draw_held_out(out_dir: str | Path, domain: str) -> list[TrainingProblem]:
+    """Draw `domain`'s held-out problems by the rule above (what `HELD_OUT` pins)."""
+    out = Path(out_dir)
+    index = _shipped_index(domain, held_out=False)
+    kept: list[TrainingProblem] = []
+    for level in generators.LEVELS:
+        mine = 0
+        for seed in HELD_OUT_SEEDS:
+            if mine == HELD_OUT_PER_LEVEL:
+                break
+            p = _write(out, domain, level, seed, "h")
+            task = _load(domains()[domain].domain_file, p.path)
+            digest = structure_hash(task)
+            if any(same_up_to_renaming(task, other) for _, other in index.get(digest, [])):
+                p.path.unlink()
+                continue
+            index.setdefault(digest, []).append((f"held-out/{p.name}", task))
+            kept.append(p)
+            mine += 1
+    return kept
+
+
+def held_out_problems(out_dir: str | Path, domain_names: Iterable[str] = generators.DOMAINS) -> list[TrainingProblem]:
+    """Write the held-out problems (`HELD_OUT`) to `<out_dir>/<domain>/h<seed>-<level>-01.pddl`."""
+    problems = []
+    for domain in domain_names:
+        if domain not in HELD_OUT:
+            raise ValueError(f"no held-out problems for domain {domain!r}; domains: {', '.join(HELD_OUT)}")
+        problems += [_write(Path(out_dir), domain, level, seed, "h") for level, seed in HELD_OUT[domain]]
     return problems
 
 
@@ -166,17 +227,24 @@ def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
         return load_task(domain_file, problem_file)
 
 
-def _shipped_index(domain: str) -> dict[str, list[tuple[str, LiftedTask]]]:
+def _shipped_index(domain: str, held_out: bool = True) -> dict[str, list[tuple[str, LiftedTask]]]:
+    """Digest -> [(name, task)] of every shipped problem of `domain`, and its held-out ones (`held_out`)."""
     domain_file = domains()[domain].domain_file
     shipped: dict[str, list[tuple[str, LiftedTask]]] = {}
     for key, path in shipped_problem_files(domain).items():
         task = _load(domain_file, path)
         shipped.setdefault(structure_hash(task), []).append((key, task))
+    if held_out and domain in HELD_OUT:
+        with tempfile.TemporaryDirectory() as tmp:
+            for p in held_out_problems(tmp, [domain]):
+                task = _load(domain_file, p.path)
+                shipped.setdefault(structure_hash(task), []).append((f"held-out/{p.name}", task))
     return shipped
 
 
 def find_overlaps(problems: Iterable[TrainingProblem]) -> list[tuple[str, str]]:
-    """(training problem, shipped problem) pairs that are the same up to renaming; [] is the proof."""
+    """(training problem, shipped or held-out problem) pairs that are the same up to renaming; [] is the
+    proof."""
     overlaps = []
     by_domain: dict[str, list[TrainingProblem]] = {}
     for p in problems:
@@ -193,8 +261,8 @@ def find_overlaps(problems: Iterable[TrainingProblem]) -> list[tuple[str, str]]:
 
 
 def exclude_shipped(problems: Iterable[TrainingProblem]) -> tuple[list[TrainingProblem], dict[str, str]]:
-    """(kept, dropped): drop every problem equal up to renaming to a shipped one (any split) or to an
-    earlier kept one; `dropped` maps each dropped name to what it equals."""
+    """(kept, dropped): drop every problem equal up to renaming to a shipped one (any split), a held-out
+    one or an earlier kept one; `dropped` maps each dropped name to what it equals."""
     kept: list[TrainingProblem] = []
     dropped: dict[str, str] = {}
     indexes: dict[str, dict[str, list[tuple[str, LiftedTask]]]] = {}

@@ -37,8 +37,10 @@ __all__ = [
     "ScriptError",
     "Segment",
     "TeacherLLM",
+    "added_atoms",
     "expert_moves",
     "hiagent_replies",
+    "name_progress",
     "segment_plan",
     "standard_replies",
 ]
@@ -116,30 +118,43 @@ def expert_moves(world: World, plan: Sequence[str], rng: random.Random, detours:
     return moves
 
 
-def segment_plan(world: World, plan: Sequence[str], max_len: int = MAX_SUBGOAL_STEPS) -> list[Segment]:
-    """Subgoals of the plan; consecutive pieces whose names HiAgent reads as one subgoal are merged (it
-    would take the second statement for a restatement of the first, `hiagent.same_subgoal`)."""
+def added_atoms(world: World, before: int, after: int) -> list:
+    """The atoms true in `after` and not in `before`, in atom order."""
     task = world.task
-    states = [world.initial_state]
+    return [task.atoms[i] for i in range(len(task.atoms)) if (after >> i & 1) and not (before >> i & 1)]
+
+
+def name_progress(world: World, before: int, last: int, after: int) -> tuple[str, str]:
+    """(subgoal line, summary) of going from `before` to `after` (`last`: the state before the final step):
+    named by at most two facts made true, goal facts first, then what the final step made true;
+    summarised by all of them."""
+    goal_atoms = {(n, tuple(a)) for n, a, positive in world.lifted.goal if positive}
+    net = added_atoms(world, before, after)
+    final = set(added_atoms(world, last, after))
+    named = sorted(net, key=lambda atom: (atom not in goal_atoms, atom not in final))[:2]
+    text = join_and([clause(world.templates.sentence(atom)) for atom in named]) or "continue"
+    summary = " ".join(world.templates.sentence(atom) + "." for atom in net) or "Nothing new is true."
+    return text, summary
+
+
+def segment_plan(
+    world: World, plan: Sequence[str], max_len: int = MAX_SUBGOAL_STEPS, start: int | None = None
+) -> list[Segment]:
+    """Subgoals of the plan from `start` (default: the initial state); consecutive pieces whose names
+    HiAgent reads as one subgoal are merged (it would take the second statement for a restatement of
+    the first, `hiagent.same_subgoal`)."""
+    task = world.task
+    states = [world.initial_state if start is None else start]
     for text in plan:
         states.append(world.step(states[-1], text, "full").state)
     progress = [task.progress(s) for s in states[1:]]
-    goal_atoms = {(n, tuple(a)) for n, a, positive in world.lifted.goal if positive}
-
-    def added(before: int, after: int) -> list:
-        return [task.atoms[i] for i in range(len(task.atoms)) if (after >> i & 1) and not (before >> i & 1)]
 
     segments: list[Segment] = []
     for a, b in plan_cuts(progress, task.progress(states[0]), max_len):
-        net = added(states[a], states[b])
-        last = set(added(states[b - 1], states[b]))
-        named = sorted(net, key=lambda atom: (atom not in goal_atoms, atom not in last))[:2]
-        text = join_and([clause(world.templates.sentence(atom)) for atom in named]) or "continue"
+        text, summary = name_progress(world, states[a], states[b - 1], states[b])
         if segments and same_subgoal(segments[-1].text, text):  # HiAgent would continue the subgoal
-            prev = segments.pop()
-            a = prev.start
-            net = added(states[a], states[b])
-        summary = " ".join(world.templates.sentence(atom) + "." for atom in net) or "Nothing new is true."
+            a = segments.pop().start
+            summary = name_progress(world, states[a], states[b - 1], states[b])[1]
         segments.append(Segment(text, summary, a, b))
     return segments
 

@@ -20,6 +20,7 @@ import random
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..host import cache_dir, default_threads
 from .data import call_from_json, load_calls
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 
-__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "lr_factor", "sequence_loss", "train"]
+__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "data_folders", "length_report", "load_tokenizer", "load_base_model", "lr_factor", "sequence_loss", "train"]
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -56,6 +57,7 @@ class TrainConfig:
     agents: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()  # train only on these domains' calls (default: all in the data)
     base_model: str | None = None  # GGUF; default: the shipped one
+    init: str | None = None  # warm start: a GGUF LoRA adapter or a PEFT folder (same rank and alpha)
     target_modules: tuple[str, ...] = field(default=TARGET_MODULES)
 
 
@@ -108,6 +110,18 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     return model, tokenizer, info
 
 
+def load_tokenizer(gguf_path: str | os.PathLike[str] | None = None) -> Any:
+    """The base model's tokenizer alone (from the float copy when cached, else from the GGUF)."""
+    _, transformers, _ = _imports()
+    from ..llm import default_model_path
+
+    path = Path(gguf_path) if gguf_path is not None else default_model_path()
+    folder = cache_dir("models") / f"{path.stem}-f32-{file_sha256(path)[:16]}"
+    if (folder / "tokenizer_config.json").is_file():
+        return transformers.AutoTokenizer.from_pretrained(folder)
+    return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+
+
 def _encoder(tokenizer: Any):
     def encode(text: str, bos: bool) -> list[int]:
         ids = tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -116,8 +130,44 @@ def _encoder(tokenizer: Any):
     return encode
 
 
+def length_report(domains: Sequence[str], lengths: Sequence[int], max_len: int) -> dict[str, dict[str, Any]]:
+    """Per domain: calls, the share longer than `max_len` (skipped), and the call length distribution."""
+    import numpy as np
+
+    report = {}
+    for domain in sorted(set(domains)):
+        mine = np.array([n for d, n in zip(domains, lengths) if d == domain])
+        skipped = int((mine > max_len).sum())
+        report[domain] = {
+            "calls": int(mine.size),
+            "skipped_too_long": skipped,
+            "skipped_share": round(skipped / mine.size, 4),
+            "tokens_p50": int(np.percentile(mine, 50)),
+            "tokens_p90": int(np.percentile(mine, 90)),
+            "tokens_p99": int(np.percentile(mine, 99)),
+            "tokens_max": int(mine.max()),
+        }
+    return report
+
+
+def data_folders(data: str) -> list[Path]:
+    """`TrainConfig.data`: one dataset folder, or several separated by commas (expert data and rounds)."""
+    folders = [Path(part.strip()) for part in data.split(",") if part.strip()]
+    if not folders:
+        raise ValueError("no dataset folder given")
+    return folders
+
+
 def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSequence], PackStats, dict]:
-    rows = load_calls(config.data)
+    """Pack the calls of every dataset folder (in order); calls without a reply (an on-policy round's
+    dead ends) are left out. The third value maps each folder to its manifest's main fields."""
+    rows: list[dict[str, Any]] = []
+    manifests: dict[str, Any] = {}
+    for folder in data_folders(config.data):
+        rows += load_calls(folder)
+        manifest_path = folder / "manifest.json"
+        manifests[str(folder)] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    rows = [r for r in rows if r.get("reply") is not None]
     if config.agents:
         rows = [r for r in rows if r["agent"] in config.agents]
     if config.domains:
@@ -128,9 +178,8 @@ def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSeq
         )
     calls = [call_from_json(r) for r in rows]
     sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
-    manifest_path = Path(config.data) / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    return sequences, stats, manifest
+    stats.by_domain = length_report([r["domain"] for r in rows], stats.lengths, config.max_len)
+    return sequences, stats, manifests
 
 
 SCHEDULES = ("constant", "linear")
@@ -147,6 +196,35 @@ def lr_factor(step: int, total: int, config: TrainConfig) -> float:
     if config.schedule == "linear":
         return max(0.0, (total - step) / max(1, total - warmup + 1))
     return 1.0
+
+
+def warm_start(model: Any, config: TrainConfig) -> dict[str, str]:
+    """Load `config.init`'s LoRA weights into the fresh PEFT `model`; every LoRA tensor of the model must
+    come from the adapter, with the same shape, rank and alpha. Returns what was loaded (path, sha256)."""
+    torch, _, peft = _imports()
+    from .gguf_adapter import read_adapter
+
+    weights = read_adapter(config.init)
+    if weights.rank != config.rank or weights.alpha != config.alpha:
+        raise ValueError(
+            f"{config.init}: rank {weights.rank}, alpha {weights.alpha:g}; this run has --rank {config.rank} "
+            f"--alpha {config.alpha:g} (pass the adapter's)"
+        )
+    mine = peft.get_peft_model_state_dict(model)
+    missing = sorted(set(mine) - set(weights.tensors))
+    extra = sorted(set(weights.tensors) - set(mine))
+    if missing or extra:
+        raise ValueError(f"{config.init}: does not fit the model (missing {missing[:3]}, unknown {extra[:3]})")
+    state = {}
+    for name, current in mine.items():
+        array = weights.tensors[name]
+        if tuple(array.shape) != tuple(current.shape):
+            raise ValueError(f"{config.init}: {name} has shape {tuple(array.shape)}, the model {tuple(current.shape)}")
+        state[name] = torch.from_numpy(array).to(current.device, current.dtype)
+    peft.set_peft_model_state_dict(model, state)
+    path = Path(config.init)
+    sha = file_sha256(path) if path.is_file() else file_sha256(path / "adapter_model.safetensors")
+    return {"path": str(path), "sha256": sha, "tensors": str(len(state))}
 
 
 def _schedule(n: int, total: int, seed: int) -> list[int]:
@@ -201,7 +279,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     load_start = time.perf_counter()
     base, tokenizer, base_info = load_base_model(config.base_model)
     load_s = time.perf_counter() - load_start
-    sequences, stats, manifest = build_sequences(config, tokenizer)
+    sequences, stats, manifests = build_sequences(config, tokenizer)
     per_epoch = math.ceil(len(sequences) / config.accumulate)
     total = config.steps or max(1, math.ceil(config.epochs * per_epoch))
     order = _schedule(len(sequences), total * config.accumulate, config.seed)
@@ -222,6 +300,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
 
     checkpoint = out / "checkpoint.pt"
     step, seconds, tokens_done = 0, 0.0, 0
+    init_info: dict[str, str] | None = None
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location=device, weights_only=False)
         saved = {k: v for k, v in state["config"].items() if k not in _RESUMABLE}
@@ -234,6 +313,9 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
         scheduler.load_state_dict(state["scheduler"])
         torch.set_rng_state(state["torch_rng"])
         step, seconds, tokens_done = state["step"], state["seconds"], state["tokens"]
+        init_info = state.get("init")
+    elif config.init:
+        init_info = warm_start(model, config)
 
     def save_checkpoint() -> None:
         buffer = io.BytesIO()
@@ -247,6 +329,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
                 "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(),
                 "torch_rng": torch.get_rng_state(),
+                "init": init_info,
             },
             buffer,
         )
@@ -293,11 +376,17 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     summary = {
         "config": _config_json(config),
         "base_model": base_info,
+        "init": init_info,
         "data": {
-            "manifest": {k: manifest.get(k) for k in ("prompts_version", "prompt_profile", "generator",
-                                                      "problems", "episodes", "calls", "detours", "seed")},
+            "manifests": {
+                folder: {k: m.get(k) for k in ("kind", "round", "adapter", "prompts_version", "prompt_profile",
+                                               "generator", "problems", "episodes", "calls", "detours", "seed")
+                         if k in m}
+                for folder, m in manifests.items()
+            },
             "calls": stats.calls,
             "skipped_too_long": stats.skipped_too_long,
+            "by_domain": stats.by_domain,
             "tokens_one_call_at_a_time": stats.call_tokens,
             "packed_tokens": stats.packed_tokens,
             "reply_tokens": stats.reply_tokens,

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Measure an adapter on the held-out problems: SR, PR, executability, loops and seconds per step.
+
+The held-out problems (`pddlworlds.training.problems.HELD_OUT`: 6 generated problems a domain, fixed
+seeds, never trained on and never a shipped one) are played by STANDARD and HiAgent, 30 steps, free
+decoding, with the embedded model and the given adapter. Episodes are appended to `<out>.episodes.jsonl`
+as they finish, so an interrupted run resumes where it stopped; the figures (per agent and domain, and
+per agent over all) are printed as a table and written to `<out>` as JSON, the row format of the table
+of rounds in docs/training.md.
+
+    python scripts/validate_adapter.py --lora models/gemma-3-270m-pddlworlds-lora-v1.gguf --out /tmp/v1.json
+    python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --out /tmp/r0.json --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+_LLM: Any = None
+
+
+def _init_worker(lora: str | None, threads: int) -> None:
+    global _LLM
+    from pddlworlds.llm import EmbeddedLLM
+
+    _LLM = EmbeddedLLM(lora_path=lora, n_threads=threads)
+
+
+def _play(job: tuple[Any, str, int]) -> dict[str, Any]:
+    from pddlworlds.training.validation import play_held_out
+
+    problem, agent, max_steps = job
+    return play_held_out(problem, agent, _LLM, max_steps)
+
+
+def _table(figures: dict[str, dict[str, Any]]) -> str:
+    lines = ["| agent/domain | n | SR % | PR % | executability % | loops/episode | s/step |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, f in figures.items():
+        lines.append(f"| {key} | {f['episodes']} | {f['sr']} | {f['pr']} | {f['executability']} | "
+                     f"{f['loops_per_episode']} | {f['seconds_per_step']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lora", default="shipped", help="GGUF adapter, 'shipped' (default) or 'none'")
+    parser.add_argument("--out", type=Path, required=True, help="JSON figures; episodes go to OUT.episodes.jsonl")
+    parser.add_argument("--agents", default="standard,hiagent")
+    parser.add_argument("--domains", default="all")
+    parser.add_argument("--max-steps", type=int, default=30)
+    parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
+    parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per worker")
+    args = parser.parse_args(argv)
+
+    from pddlworlds.files import atomic_write, file_sha256
+    from pddlworlds.generators import DOMAINS
+    from pddlworlds.training.problems import held_out_problems
+    from pddlworlds.training.validation import summarize
+
+    lora = None if args.lora == "none" else args.lora
+    if lora not in (None, "shipped") and not Path(lora).is_file():
+        parser.error(f"--lora: no such adapter file: {lora}")
+    domain_names = list(DOMAINS) if args.domains == "all" else args.domains.split(",")
+    agents = args.agents.split(",")
+    episodes_path = args.out.with_name(args.out.name + ".episodes.jsonl")
+    done: list[dict[str, Any]] = []
+    if episodes_path.is_file():
+        for n, line in enumerate(episodes_path.read_text().splitlines(), start=1):
+            try:
+                done.append(json.loads(line))
+            except ValueError as exc:
+                raise SystemExit(f"{episodes_path}:{n}: not a JSON line ({exc}); remove it to start again") from exc
+    finished = {(r["domain"], r["problem"], r["agent"]) for r in done}
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = held_out_problems(tmp, domain_names)
+        jobs = [(p, a, args.max_steps) for p in problems for a in agents if (p.domain, p.name, a) not in finished]
+        print(f"{len(jobs)} episodes to play ({len(finished)} already in {episodes_path})", file=sys.stderr)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with ProcessPoolExecutor(args.workers, initializer=_init_worker, initargs=(lora, args.threads)) as pool:
+            for row in pool.map(_play, jobs):
+                done.append(row)
+                with episodes_path.open("a") as handle:
+                    handle.write(json.dumps(row) + "\n")
+                print(f"{row['agent']:9} {row['domain']}/{row['problem']}: success={row['success']} "
+                      f"progress={row['progress']:.2f} valid={row['valid_steps']}/{row['steps']} "
+                      f"loops={row['loops']} {row['seconds']}s", file=sys.stderr)
+    figures = summarize(r for r in done if r["agent"] in agents and r["domain"] in domain_names)
+    adapter_file = None if lora is None else (lora if lora != "shipped" else None)
+    if lora == "shipped":
+        from pddlworlds.llm import shipped_adapter_path
+
+        adapter_file = str(shipped_adapter_path())
+    result = {
+        "adapter": adapter_file,
+        "adapter_sha256": file_sha256(adapter_file) if adapter_file else None,
+        "agents": agents,
+        "domains": domain_names,
+        "max_steps": args.max_steps,
+        "workers": args.workers,
+        "threads": args.threads,
+        "wall_seconds_this_run": round(time.perf_counter() - start, 1),
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "figures": figures,
+    }
+    atomic_write(args.out, json.dumps(result, indent=2) + "\n")
+    print(_table(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""One on-policy round's data: the current adapter plays generated training problems, the expert labels.
+
+`rollout_dataset` writes a folder in the layout `pddlworlds train data` writes (so `train fit --data`
+takes both, and several folders at once: rounds aggregate with the expert data):
+- `calls.jsonl`: the data's call rows plus `label` ("expert" or "dead-end"; a dead end's `reply` is null
+  and is not trained on), `model_reply` (what the model wrote; the agent acted on it) and `round`;
+- `episodes.jsonl`: per episode success, progress, steps, calls, dead ends, and how often the model's
+  action was the expert's;
+- `manifest.json`: the round (adapter path and sha256, generator seeds, problems played, problems
+  dropped by the overlap check against shipped and held-out problems, counts, planner use).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .. import generators
+from ..agents import PROMPTS_VERSION
+from ..agents.parsing import parse_reply
+from ..catalogue import domains
+from ..files import atomic_write, file_sha256
+from ..llm import LLM
+from ..registration import make_env
+from .data import TRAIN_AGENTS
+from .expert import StateExpert
+from .onpolicy import LabelledCall, play_labelled
+from .problems import exclude_shipped, generate_training_problems
+
+__all__ = ["ROLLOUT_SEEDS", "rollout_dataset"]
+
+#: Default generator seeds of on-policy problems (the expert data's default is 1001-1010).
+ROLLOUT_SEEDS: tuple[int, ...] = tuple(range(2001, 2004))
+
+
+def _row(episode: str, agent: str, domain: str, problem: str, i: int, call: LabelledCall, round_name: str) -> dict:
+    return {
+        "episode": episode,
+        "agent": agent,
+        "domain": domain,
+        "problem": problem,
+        "call": i,
+        "purpose": call.purpose,
+        "messages": [{"role": m.role, "content": m.content} for m in call.messages],
+        "reply": call.reply,
+        "stop": list(call.stop),
+        "label": call.label,
+        "model_reply": call.model_reply,
+        "round": round_name,
+    }
+
+
+def _agreement(calls: list[LabelledCall]) -> tuple[int, int]:
+    """(action calls with an expert label, those where the model wrote the expert's action)."""
+    n = same = 0
+    for c in calls:
+        if c.purpose != "action" or c.reply is None:
+            continue
+        n += 1
+        same += parse_reply(c.model_reply).action.strip() == parse_reply(c.reply).action.strip()
+    return n, same
+
+
+def rollout_dataset(
+    out: str | Path,
+    model: LLM,
+    *,
+    adapter: str | None,
+    round_name: str,
+    seeds: Iterable[int] = ROLLOUT_SEEDS,
+    per_level: int = 1,
+    domain_names: Iterable[str] = generators.DOMAINS,
+    levels: Iterable[str] = generators.LEVELS,
+    agents: Iterable[str] = TRAIN_AGENTS,
+    max_steps: int = 30,
+    planner_timeout: float = 60,
+    max_problems: int = 0,
+    progress: bool = True,
+    on_episode: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Play `model` with each agent on fresh training problems, label every call; return the manifest."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    seeds, domain_names, levels, agents = list(seeds), list(domain_names), list(levels), list(agents)
+    start = time.perf_counter()
+    drawn = generate_training_problems(
+        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
+    )
+    problems, dropped = exclude_shipped(drawn)
+    if max_problems:
+        problems = problems[:max_problems]
+    rows: list[str] = []
+    episodes: list[dict[str, Any]] = []
+    planners: dict[str, int] = {}
+    calls_path, episodes_path = out / "calls.jsonl", out / "episodes.jsonl"
+    for problem in tqdm(problems, desc="rollout", disable=not progress):
+        d = domains()[problem.domain]
+        for name in agents:
+            env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps)
+            expert = StateExpert(env.unwrapped.world, Path(d.domain_file), problem.path,
+                                 Path(d.text_file) if d.text_file else None, timeout=planner_timeout)
+            record, calls = play_labelled(env, model, name, expert)
+            env.close()
+            for how, n in expert.how.items():
+                planners[how] = planners.get(how, 0) + n
+            episode = f"{problem.domain}/{problem.name}/{name}"
+            rows += [json.dumps(_row(episode, name, problem.domain, problem.name, i, c, round_name))
+                     for i, c in enumerate(calls)]
+            n_actions, agree = _agreement(calls)
+            summary = {
+                "episode": episode, "agent": name, "domain": problem.domain, "problem": problem.name,
+                "success": record.success, "progress": record.progress, "steps": record.steps,
+                "calls": len(calls), "dead_end_calls": sum(c.reply is None for c in calls),
+                "action_calls": n_actions, "model_wrote_expert_action": agree,
+                "seconds": round(record.run_time_s, 1),
+            }
+            episodes.append(summary)
+            if on_episode:
+                on_episode(summary)
+            # written as we go, so an interrupted round keeps what it played
+            atomic_write(calls_path, "".join(line + "\n" for line in rows))
+            atomic_write(episodes_path, "".join(json.dumps(e) + "\n" for e in episodes))
+    n_actions = sum(e["action_calls"] for e in episodes)
+    manifest = {
+        "kind": "on-policy",
+        "round": round_name,
+        "prompts_version": PROMPTS_VERSION,
+        "adapter": {"path": adapter, "sha256": file_sha256(adapter) if adapter and Path(adapter).is_file() else None},
+        "model_id": model.model_id,
+        "agents": agents,
+        "max_steps": max_steps,
+        "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
+        "problems_generated": len(drawn),
+        "problems": len(problems),
+        "problem_names": [f"{p.domain}/{p.name}" for p in problems],
+        "problems_dropped_as_equal_to_shipped_held_out_or_earlier": dropped,
+        "episodes": len(episodes),
+        "calls": len(rows),
+        "dead_end_calls": sum(e["dead_end_calls"] for e in episodes),
+        "success": sum(e["success"] for e in episodes),
+        "model_wrote_expert_action": round(sum(e["model_wrote_expert_action"] for e in episodes) / n_actions, 4)
+        if n_actions else None,
+        "planners": planners,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    if not rows:
+        atomic_write(calls_path, "")
+        atomic_write(episodes_path, "")
+    atomic_write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    return manifest

@@ -1,0 +1,79 @@
+"""An adapter measured on the held-out problems: how rounds and checkpoints are chosen.
+
+The held-out problems (`problems.HELD_OUT`) are generated, never trained on, and never a shipped one, so
+the public problems stay for the shipped version only. Each agent plays each problem once (30 steps,
+free decoding, the adapter's prompt profile); per episode: success, progress (best so far), executability
+(valid steps over steps), loops (steps that return the world to a state it was already in) and seconds
+per step. `summarize` aggregates per agent and domain, and per agent over all domains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from statistics import mean
+from typing import Any
+
+from ..agents import make_agent
+from ..catalogue import domains
+from ..llm import LLM
+from ..registration import make_env
+from .onpolicy import StateTrail
+from .problems import TrainingProblem
+
+__all__ = ["count_returns", "play_held_out", "summarize"]
+
+
+def count_returns(states: Sequence[int]) -> int:
+    """Steps whose state differs from the one before and was already visited (`states[0]`: the start)."""
+    seen = {states[0]} if states else set()
+    returns = 0
+    for before, after in zip(states, states[1:]):
+        if after != before and after in seen:
+            returns += 1
+        seen.add(after)
+    return returns
+
+
+def play_held_out(problem: TrainingProblem, agent_name: str, llm: LLM, max_steps: int = 30) -> dict[str, Any]:
+    """One episode of `agent_name` on a held-out problem; its figures."""
+    d = domains()[problem.domain]
+    env = StateTrail(make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps))
+    agent = make_agent(agent_name, llm)
+    record = agent.run(env, seed=0)
+    env.close()
+    steps = len(record.trajectory)
+    return {
+        "domain": problem.domain,
+        "problem": problem.name,
+        "agent": agent_name,
+        "success": bool(record.success),
+        "progress": float(record.progress),
+        "steps": steps,
+        "valid_steps": sum(1 for s in record.trajectory if s.valid),
+        "loops": count_returns(env.states),
+        "seconds": round(record.run_time_s, 2),
+        "flags": record.flags,
+        "actions": [s.action for s in record.trajectory],
+    }
+
+
+def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    steps = sum(r["steps"] for r in rows)
+    return {
+        "episodes": len(rows),
+        "sr": round(100 * mean(r["success"] for r in rows), 1),
+        "pr": round(100 * mean(r["progress"] for r in rows), 1),
+        "executability": round(100 * sum(r["valid_steps"] for r in rows) / steps, 1) if steps else None,
+        "loops_per_episode": round(mean(r["loops"] for r in rows), 2),
+        "seconds_per_step": round(sum(r["seconds"] for r in rows) / steps, 2) if steps else None,
+    }
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """`agent/domain` and `agent/all` -> figures (SR and PR in %, executability in %, loops per episode)."""
+    rows = list(rows)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(f"{r['agent']}/{r['domain']}", []).append(r)
+        groups.setdefault(f"{r['agent']}/all", []).append(r)
+    return {key: _figures(group) for key, group in sorted(groups.items())}

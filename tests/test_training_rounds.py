@@ -1,0 +1,259 @@
+"""Training rounds: adapters read back for warm starts, the held-out problems, the expert from any state,
+on-policy labelling, and a tiny on-policy round end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pddlworlds.agents import prompts
+from pddlworlds.agents.examples import bfs_plan
+from pddlworlds.catalogue import domains
+from pddlworlds.llm import Completion, shipped_adapter_path
+from pddlworlds.registration import make_env
+from pddlworlds.training.expert import StateExpert
+from pddlworlds.training.onpolicy import play_labelled
+from pddlworlds.training.problems import (
+    HELD_OUT,
+    TrainingProblem,
+    draw_held_out,
+    exclude_shipped,
+    generate_training_problems,
+    held_out_problems,
+)
+from pddlworlds.training.validation import count_returns, summarize
+
+gguf = pytest.importorskip("gguf")
+safetensors_numpy = pytest.importorskip("safetensors.numpy")
+
+
+def _write_peft(folder: Path, weights) -> Path:
+    """A PEFT adapter folder holding `weights` (an `AdapterWeights`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    safetensors_numpy.save_file(weights.tensors, folder / "adapter_model.safetensors")
+    config = {"r": weights.rank, "lora_alpha": weights.alpha, "peft_type": "LORA"}
+    (folder / "adapter_config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_gguf_adapter_reads_back_as_written(tmp_path):
+    """The shipped adapter: GGUF -> PEFT tensors -> GGUF gives the same tensors (f16 both ways)."""
+    from pddlworlds.training.gguf_adapter import export_adapter, read_adapter
+
+    shipped = read_adapter(shipped_adapter_path())
+    assert (shipped.rank, shipped.alpha) == (16, 32.0)
+    assert len(shipped.tensors) == 18 * 7 * 2  # 18 layers, 7 modules, A and B
+    a = shipped.tensors["base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight"]
+    b = shipped.tensors["base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight"]
+    assert a.shape == (16, 640) and b.shape[1] == 16 and a.dtype.name == "float32" and abs(a).sum() > 0
+    folder = _write_peft(tmp_path / "peft", shipped)
+    from_folder = read_adapter(folder)
+    again = read_adapter(export_adapter(folder, tmp_path / "again.gguf"))
+    for weights in (from_folder, again):
+        assert weights.tensors.keys() == shipped.tensors.keys() and weights.alpha == shipped.alpha
+        for name, array in shipped.tensors.items():
+            assert (weights.tensors[name] == array).all(), name
+
+
+def test_reading_a_bad_adapter_says_what_is_wrong(tmp_path):
+    from pddlworlds.training.gguf_adapter import read_adapter
+
+    with pytest.raises(FileNotFoundError, match="adapter not found"):
+        read_adapter(tmp_path / "missing.gguf")
+    with pytest.raises(FileNotFoundError, match="adapter_config.json is missing"):
+        read_adapter(tmp_path)
+    base = domains()["blocksworld"].domain_file  # not a GGUF file at all
+    with pytest.raises(Exception):
+        read_adapter(base)
+
+
+def test_held_out_problems_are_pinned_and_never_trained_on(tmp_path):
+    for domain in HELD_OUT:
+        drawn = draw_held_out(tmp_path / "drawn", domain)
+        assert tuple((p.level, p.seed) for p in drawn) == HELD_OUT[domain], domain
+        assert len(drawn) == 6
+    problems = held_out_problems(tmp_path / "pinned")
+    assert len(problems) == 6 * len(HELD_OUT)
+    # a training draw equal to a held-out problem is dropped as such
+    p = problems[0]
+    copy = tmp_path / "train" / p.domain / "s1001-copy.pddl"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(p.path, copy)
+    kept, dropped = exclude_shipped([TrainingProblem(p.domain, p.level, 1, 1001, "s1001-copy", copy, {})])
+    assert not kept and dropped == {f"{p.domain}/s1001-copy": f"{p.domain}/held-out/{p.name}"}
+
+
+def test_count_returns():
+    assert count_returns([1, 2, 3]) == 0
+    assert count_returns([1, 2, 1, 2, 2, 3, 1]) == 3  # back to 1, to 2, (stays at 2), to 3, back to 1
+    assert count_returns([]) == 0
+    rows = [{"agent": "standard", "domain": "d", "success": True, "progress": 1.0, "steps": 4, "valid_steps": 3,
+             "loops": 1, "seconds": 2.0},
+            {"agent": "standard", "domain": "d", "success": False, "progress": 0.5, "steps": 6, "valid_steps": 3,
+             "loops": 0, "seconds": 3.0}]
+    figures = summarize(rows)
+    assert figures["standard/all"] == figures["standard/d"] == {
+        "episodes": 2, "sr": 50.0, "pr": 75.0, "executability": 60.0, "loops_per_episode": 0.5, "seconds_per_step": 0.5}
+
+
+def _problem(tmp_path, domain="blocksworld", level="hard"):
+    return next(p for p in generate_training_problems(tmp_path, seeds=[1003], per_level=1, domain_names=[domain])
+                if p.level == level)
+
+
+def _expert(env, problem):
+    d = domains()[problem.domain]
+    return StateExpert(env.unwrapped.world, Path(d.domain_file), problem.path, Path(d.text_file))
+
+
+def test_expert_plans_optimally_from_any_state(tmp_path):
+    problem = _problem(tmp_path)
+    d = domains()[problem.domain]
+    env = make_env(d.domain_file, problem.path, text_file=d.text_file)
+    expert = _expert(env, problem)
+    world = env.unwrapped.world
+    task = world.task
+    first = expert.plan_from(world.initial_state)
+    assert len(first) == len(bfs_plan(task))
+    # off the expert's path: a valid action that is not its first
+    wrong = next(a for a in task.applicable(world.initial_state) if a != first[0])
+    state = task.apply(world.initial_state, wrong)
+    plan = expert.plan_from(state)
+    s = state
+    for a in plan:
+        assert task.is_applicable(s, a)
+        s = task.apply(s, a)
+    assert task.is_goal(s) and len(plan) <= len(first) + 1
+    # the states along a found plan are answered from the cache with its suffixes
+    assert expert.plan_from(task.apply(state, plan[0])) == plan[1:]
+    assert expert.how == {"bfs": 2}
+
+
+class WanderingModel:
+    """Writes a random valid action (seeded) in the agent's format; HiAgent gets a new subgoal every third
+    call, so subgoals finish and are summarised."""
+
+    model_id = "wandering"
+    in_context_example = False
+
+    def __init__(self, env, hiagent: bool):
+        self.env, self.hiagent, self.rng, self.n = env, hiagent, random.Random(0), 0
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def chat(self, messages, *, max_tokens=128, stop=(), temperature=0.0):
+        if tuple(stop) != tuple(prompts.ACTION_STOP):
+            return Completion("Met: yes\nSummary: something happened.", 1, 1, 0.0)
+        world = self.env.unwrapped.world
+        action = self.rng.choice(world.valid_actions(self.env.unwrapped.state))
+        self.n += 1
+        if not self.hiagent:
+            return Completion(f" {action}", 1, 1, 0.0)
+        prefix = f"Subgoal: wander number {self.n}\n" if self.n % 3 == 1 else ""
+        return Completion(f"{prefix}Action: {action}", 1, 1, 0.0)
+
+
+@pytest.mark.parametrize("agent_name", ["standard", "hiagent"])
+def test_on_policy_calls_carry_the_experts_reply_from_the_agents_state(tmp_path, agent_name):
+    from pddlworlds.agents.parsing import parse_reply
+
+    problem = _problem(tmp_path)
+    d = domains()[problem.domain]
+    env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=8)
+    expert = _expert(env, problem)
+    model = WanderingModel(env, agent_name == "hiagent")
+    record, calls = play_labelled(env, model, agent_name, expert)
+    world = env.unwrapped.world
+    actions = [c for c in calls if c.purpose == "action"]
+    assert len(actions) == record.steps == 8 and all(c.label == "expert" for c in calls)
+    for c in actions:
+        outcome = world.step(c.state, parse_reply(c.reply).action, "full")
+        assert outcome.valid  # the expert's action from where the agent stands, one step closer
+        assert len(expert.plan_from(outcome.state)) == len(expert.plan_from(c.state)) - 1
+    # the agent's own (wandering) actions stay in the later prompts (HiAgent's last subgoal started at call 7)
+    own = parse_reply(actions[-2].model_reply).action
+    assert own in actions[-1].messages[-1].content
+    if agent_name == "standard":
+        assert all(c.reply.startswith(" ") for c in actions)
+    else:
+        assert actions[0].reply.startswith("Subgoal: ")
+        summaries = [c for c in calls if c.purpose == "summary"]
+        assert summaries and all(c.reply.startswith(("Met: yes\nSummary: ", "Met: no\nSummary: ")) for c in summaries)
+        # the agent's subgoals are not the expert's: the label names the expert's after each change
+        assert sum(c.reply.startswith("Subgoal: ") for c in actions) >= 2
+
+
+# ---- with the model (transformers + the shipped GGUF; llama.cpp for the on-policy round) ------------------
+
+def _tiny_data(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"episode": f"e{i}", "agent": "standard", "domain": "d", "problem": "p", "call": 0, "purpose": "action",
+             "messages": [{"role": "system", "content": "Answer with the code."}, {"role": "user", "content": prompt}],
+             "reply": reply, "stop": list(prompts.ACTION_STOP)}
+            for i, (prompt, reply) in enumerate([("Code of the blue door.\nAction:", " open crate zulu"),
+                                                 ("Code of the red door.\nAction:", " stack b7 on b2")])]
+    (folder / "calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_warm_start_reproduces_the_adapter_it_starts_from(tmp_path):
+    """A tiny fit's adapter, as GGUF or PEFT folder, is the start of a fit that does not move (lr 0): its
+    PEFT weights are the first's (rounded to f16 through the GGUF) and its GGUF the same tensors."""
+    pytest.importorskip("torch")
+    from safetensors.numpy import load_file
+
+    from pddlworlds.training.gguf_adapter import read_adapter
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    data = _tiny_data(tmp_path / "data")
+    base = dict(data=str(data), max_len=128, checkpoint_every=100, threads=1)
+    first = train(TrainConfig(out=str(tmp_path / "a"), steps=3, lr=2e-3, warmup=1, **base), progress=False)
+    peft_a = load_file(tmp_path / "a" / "adapter" / "adapter_model.safetensors")
+    for init, exact in ((first["adapter_gguf"], False), (str(tmp_path / "a" / "adapter"), True)):
+        out = tmp_path / ("from-gguf" if not exact else "from-peft")
+        summary = train(TrainConfig(out=str(out), steps=1, lr=0.0, init=init, **base), progress=False)
+        assert summary["init"]["path"] == init
+        peft_b = load_file(out / "adapter" / "adapter_model.safetensors")
+        assert peft_b.keys() == peft_a.keys()
+        for name, array in peft_a.items():
+            want = array if exact else array.astype("float16").astype("float32")
+            assert (peft_b[name] == want).all(), name
+        a, b = read_adapter(first["adapter_gguf"]), read_adapter(summary["adapter_gguf"])
+        assert all((b.tensors[n] == a.tensors[n]).all() for n in a.tensors)
+    with pytest.raises(ValueError, match="rank 16, alpha 32; this run has --rank 8"):
+        train(TrainConfig(out=str(tmp_path / "c"), steps=1, rank=8, init=first["adapter_gguf"], **base), progress=False)
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_tiny_on_policy_round_end_to_end(tmp_path):
+    """The shipped adapter plays a few steps of a generated problem with both agents, the expert labels
+    every call, and a one-step warm-started fit trains on the round together with other data."""
+    pytest.importorskip("torch")
+    from pddlworlds.llm import EmbeddedLLM
+    from pddlworlds.training.data import load_calls
+    from pddlworlds.training.rounds import rollout_dataset
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    adapter = str(shipped_adapter_path())
+    model = EmbeddedLLM(lora_path=adapter, n_ctx=4096, n_threads=1)
+    manifest = rollout_dataset(tmp_path / "round1", model, adapter=adapter, round_name="round1", seeds=[2001],
+                               domain_names=["blocksworld"], levels=["easy"], max_steps=2, max_problems=1,
+                               progress=False)
+    rows = load_calls(tmp_path / "round1")
+    assert manifest["episodes"] == 2 and manifest["calls"] == len(rows) >= 4
+    assert manifest["adapter"]["sha256"] and manifest["problem_names"][0].startswith("blocksworld/s2001-easy")
+    assert {r["agent"] for r in rows} == {"standard", "hiagent"} and all(r["label"] == "expert" for r in rows)
+    data = f"{_tiny_data(tmp_path / 'other')},{tmp_path / 'round1'}"
+    summary = train(TrainConfig(data=data, out=str(tmp_path / "fit"), steps=1, max_len=2048, init=adapter,
+                                threads=1, checkpoint_every=100), progress=False)
+    assert summary["steps_done"] == 1 and summary["data"]["calls"] == len(rows) + 2
+    assert summary["data"]["manifests"][str(tmp_path / "round1")]["round"] == "round1"
+    assert summary["data"]["by_domain"]["blocksworld"]["skipped_too_long"] == 0
