@@ -26,7 +26,7 @@ from pddlworlds.agents import (
     prompts,
 )
 from pddlworlds.agents.hiagent import same_subgoal
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.llm import Completion, OpenAICompatibleLLM
 from pddlworlds.records import EpisodeRecord
 from pddlworlds.registration import make_env as make_custom_env
