@@ -12,7 +12,7 @@ import pytest
 
 from pddlworlds.agents import prompts
 from pddlworlds.agents.examples import bfs_plan
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.llm import Completion, shipped_adapter_path
 from pddlworlds.registration import make_env
 from pddlworlds.training.expert import StateExpert

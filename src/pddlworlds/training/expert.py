@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents.examples import bfs_plan
-from ..world import World
+from ..worlds.world import World
 
 __all__ = ["BFS_MAX_NODES", "StateExpert"]
 

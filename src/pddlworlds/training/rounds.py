@@ -23,7 +23,7 @@ from tqdm import tqdm
 from .. import generators
 from ..agents import PROMPTS_VERSION
 from ..agents.parsing import parse_reply
-from ..catalogue import domains
+from ..worlds.catalogue import domains
 from ..files import atomic_write, file_sha256
 from ..llm import LLM
 from ..registration import make_env

@@ -14,7 +14,7 @@ from statistics import mean
 from typing import Any
 
 from ..agents import make_agent
-from ..catalogue import domains
+from ..worlds.catalogue import domains
 from ..llm import LLM
 from ..registration import make_env
 from .onpolicy import StateTrail
