@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per worker")
+    parser.add_argument("--report-only", action="store_true",
+                        help="play nothing: the figures of the episodes already in OUT.episodes.jsonl")
     args = parser.parse_args(argv)
 
     from pddlworlds.files import atomic_write, file_sha256
@@ -82,11 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         problems = held_out_problems(tmp, domain_names)
+        # the i-th problem of every domain, both agents, before the (i+1)-th: a partial run covers all domains
+        order = {id(p): i for d in domain_names for i, p in enumerate(q for q in problems if q.domain == d)}
+        problems = sorted(problems, key=lambda p: order[id(p)])
         jobs = [(p, a, args.max_steps) for p in problems for a in agents if (p.domain, p.name, a) not in finished]
+        if args.report_only:
+            jobs = []
         print(f"{len(jobs)} episodes to play ({len(finished)} already in {episodes_path})", file=sys.stderr)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        with ProcessPoolExecutor(args.workers, initializer=_init_worker, initargs=(lora, args.threads)) as pool:
-            for row in pool.map(_play, jobs):
+        pool = ProcessPoolExecutor(args.workers, initializer=_init_worker, initargs=(lora, args.threads))
+        with pool:
+            for row in pool.map(_play, jobs) if jobs else ():
                 done.append(row)
                 with episodes_path.open("a") as handle:
                     handle.write(json.dumps(row) + "\n")
@@ -107,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_steps": args.max_steps,
         "workers": args.workers,
         "threads": args.threads,
+        "episodes_missing": len(problems) * len(agents) - sum(f["episodes"] for k, f in figures.items() if k.endswith("/all")),
         "wall_seconds_this_run": round(time.perf_counter() - start, 1),
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
