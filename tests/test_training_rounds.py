@@ -244,12 +244,12 @@ def test_tiny_on_policy_round_end_to_end(tmp_path):
 
     adapter = str(shipped_adapter_path())
     model = EmbeddedLLM(lora_path=adapter, n_ctx=4096, n_threads=1)
-    manifest = rollout_dataset(tmp_path / "round1", model, adapter=adapter, round_name="round1", seeds=[2001],
-                               domain_names=["blocksworld"], levels=["easy"], max_steps=2, max_problems=1,
+    manifest = rollout_dataset(tmp_path / "round1", model, adapter=adapter, round_name="round1", seeds=[2001, 2002],
+                               domain_names=["blocksworld"], levels=["medium"], max_steps=2, max_problems=1,
                                progress=False)
     rows = load_calls(tmp_path / "round1")
     assert manifest["episodes"] == 2 and manifest["calls"] == len(rows) >= 4
-    assert manifest["adapter"]["sha256"] and manifest["problem_names"][0].startswith("blocksworld/s2001-easy")
+    assert manifest["adapter"]["sha256"] and manifest["problem_names"][0].startswith("blocksworld/s200")
     assert {r["agent"] for r in rows} == {"standard", "hiagent"} and all(r["label"] == "expert" for r in rows)
     data = f"{_tiny_data(tmp_path / 'other')},{tmp_path / 'round1'}"
     summary = train(TrainConfig(data=data, out=str(tmp_path / "fit"), steps=1, max_len=2048, init=adapter,

@@ -283,6 +283,11 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     per_epoch = math.ceil(len(sequences) / config.accumulate)
     total = config.steps or max(1, math.ceil(config.epochs * per_epoch))
     order = _schedule(len(sequences), total * config.accumulate, config.seed)
+    # what a background run trains on, readable before it ends (summary.json repeats it at the end)
+    atomic_write(out / "data.json", json.dumps({"sequences": len(sequences), "steps_planned": total,
+                                                "per_epoch": per_epoch, "packed_tokens": stats.packed_tokens,
+                                                "skipped_too_long": stats.skipped_too_long,
+                                                "by_domain": stats.by_domain}, indent=2) + "\n")
 
     lora = peft.LoraConfig(
         r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=list(config.target_modules),
