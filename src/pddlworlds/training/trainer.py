@@ -33,8 +33,9 @@ __all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "da
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-# Fields that may change when a run is resumed (they do not change what is learned step by step).
-_RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs"}
+# Fields that may change when a run is resumed (they do not change what is learned step by step; the
+# checkpoint holds the weights, so the warm start it began from no longer matters).
+_RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs", "init"}
 
 
 @dataclass(frozen=True)
