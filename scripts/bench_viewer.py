@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE
+
 AGENTS = ("hiagent", "standard")
 JUNK = ("dance wildly", "pick up the sky", "stack everything", "go home", "open the door")
 
@@ -172,8 +174,8 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
         "llm": {"backend": "synthetic", "model": "synthetic"},
         "prompts_version": "synthetic",
     }
-    (folder / "config.json").write_text(json.dumps(config, indent=2))
-    with open(folder / "episodes.jsonl", "w") as handle:
+    (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2))
+    with open(folder / EPISODES_FILE, "w") as handle:
         handle.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
@@ -243,11 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     page = write_page([folder], folder / "view.html")
     built = time.perf_counter() - t
-    jsonl_mb = (folder / "episodes.jsonl").stat().st_size / 1e6
+    jsonl_mb = (folder / EPISODES_FILE).stat().st_size / 1e6
     page_mb = page.stat().st_size / 1e6
-    steps = sum(json.loads(line)["steps"] for line in (folder / "episodes.jsonl").read_text().splitlines())
+    steps = sum(json.loads(line)["steps"] for line in (folder / EPISODES_FILE).read_text().splitlines())
     print(
-        f"run: {args.episodes} episodes, {steps} steps, episodes.jsonl {jsonl_mb:.1f} MB (made in {made:.1f} s)"
+        f"run: {args.episodes} episodes, {steps} steps, {EPISODES_FILE} {jsonl_mb:.1f} MB (made in {made:.1f} s)"
     )
     print(f"page: {page} {page_mb:.1f} MB, built in {built:.1f} s (replay included)")
     in_page, wall, episode, loaded = measure(page, args.repeats)

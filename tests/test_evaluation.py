@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.worlds.catalogue import domains
+from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
 from pddlworlds.evaluation import metrics as M
+from pddlworlds.evaluation.analysis import load_run
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.cli import parse_seeds
-from pddlworlds.evaluation.report import load_run, write_report
-from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
+from pddlworlds.evaluation.report import write_report
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
+from pddlworlds.worlds.catalogue import domains
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_RUN = FIXTURES / "eval_run"
@@ -181,7 +182,7 @@ def test_wilcoxon_graceful() -> None:
 def test_wilcoxon_matches_scipy() -> None:
     from scipy.stats import wilcoxon
 
-    _, lines = load_run(FIXTURE_RUN)
+    lines = load_run(FIXTURE_RUN).lines
     for metric in ("progress", "steps"):
         pairs = M.paired_values(lines, "expert", "random", metric, 30)
         assert len(pairs) == 8

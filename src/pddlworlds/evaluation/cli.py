@@ -7,7 +7,8 @@
     pddlworlds report runs/gpt
 
 Running `eval` again with the same options and `--out` resumes a stopped run. This module imports only
-the standard library at import time: the main CLI builds its parser for every command.
+the standard library and the run folder's names at import time: the main CLI builds its parser for every
+command.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import datetime as _dt
 import sys
 from pathlib import Path
 from typing import Any
+
+from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, REPORT_FILE
 
 __all__ = [
     "DEFAULT_AGENTS",
@@ -101,8 +104,8 @@ def select_problems(
 def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
     """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
     without a stored length come last): the quick default run."""
-    from ..worlds.catalogue import get_domain
     from ..artefacts.plans import optimal_lengths
+    from ..worlds.catalogue import get_domain
 
     chosen = {}
     for d in domain_names:
@@ -117,8 +120,8 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
-    from ..worlds.catalogue import domains as all_domains
     from ..llm import NO_ADAPTER
+    from ..worlds.catalogue import domains as all_domains
     from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
     agents = _csv(args.agents)
@@ -201,10 +204,12 @@ def build_plan(args: argparse.Namespace) -> Any:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an evaluation, then write the report and print the main table."""
+    from .analysis import load_analysis
     from .errors import RunStopped
-    from .report import load_analysis, print_main_table, write_report
+    from .report import write_report
     from .runner import run_evaluation
     from .store import path_problem
+    from .tables import print_main_table
 
     try:
         plan = build_plan(args)
@@ -233,7 +238,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
         return 1
     if result.skipped:
-        print(f"note: {result.out}/episodes.jsonl had {result.skipped}; they were skipped", file=sys.stderr)
+        print(f"note: {result.out}/{EPISODES_FILE} had {result.skipped}; they were skipped", file=sys.stderr)
     if result.lines and not args.no_report:
         try:
             analysis = load_analysis(result.out)
@@ -255,7 +260,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 1
     if result.failures:
         print(
-            f"{len(result.failures)} episode(s) failed (see {result.out}/errors.jsonl); {status}. "
+            f"{len(result.failures)} episode(s) failed (see {result.out}/{ERRORS_FILE}); {status}. "
             "Run the same command again to retry them.",
             file=sys.stderr,
         )
@@ -272,7 +277,7 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
         what = f"{fault.get('kind')}: {fault.get('message')}" if isinstance(fault, dict) else str(fault)
         lines.append(f"  {line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}: {what}")
     if len(errored) > shown:
-        lines.append(f"  ... and {len(errored) - shown} more (see {out}/report.md)")
+        lines.append(f"  ... and {len(errored) - shown} more (see {out}/{REPORT_FILE})")
     lines.append(
         "Fix the endpoint (or raise --request-timeout / --call-deadline), then run the same command again: "
         "it re-runs these episodes, and only these."
@@ -281,8 +286,10 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import load_analysis, print_main_table, write_report
+    from .analysis import load_analysis
+    from .report import write_report
     from .store import path_problem
+    from .tables import print_main_table
 
     try:
         analysis = load_analysis(args.out)
@@ -293,9 +300,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"pddlworlds report: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
         return 1
-    data = analysis[2]
+    data = analysis.data
     if data and data.get("skipped"):
-        print(f"note: {args.out}/episodes.jsonl had {data['skipped']}; they were skipped", file=sys.stderr)
+        print(f"note: {args.out}/{EPISODES_FILE} had {data['skipped']}; they were skipped", file=sys.stderr)
     print_main_table(args.out, analysis=analysis)
     print(f"report: {path}")
     return 0
@@ -326,7 +333,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "eval",
         help="evaluate agents over domains and problems (resumable)",
         description="Play every (agent, problem, seed) episode and store one JSON line per episode in "
-        "OUT/episodes.jsonl. The same command with the same --out resumes a stopped run. Without --limit "
+        f"OUT/{EPISODES_FILE}. The same command with the same --out resumes a stopped run. Without --limit "
         f"or --problems, each domain contributes its {DEFAULT_LIMIT} problem(s) with the shortest optimal plan: "
         "the quick default run.",
     )

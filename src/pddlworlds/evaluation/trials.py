@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..artefacts.runs import is_errored
 from ..files import atomic_write
 from .configuration import config_differences
 from .episode import llm_for
@@ -30,7 +31,7 @@ from .errors import EvaluationError, RunStopped
 from .metrics import aggregate
 from .runner import RunResult, run_evaluation
 from .spec import RunPlan
-from .store import RunStore, is_errored
+from .store import RunStore
 
 __all__ = [
     "MEMORY_DIR",

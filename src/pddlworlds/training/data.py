@@ -5,7 +5,7 @@
   "messages": [{"role", "content"}], "reply", "stop"}`: the messages exactly as the agent sent them, the
   reply exactly as the agent parsed it, and the stop sequences of that call (the first one ends the
   trained reply, so a model learns to write what stops its own generation);
-- `episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
+- `teacher_episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
 - `manifest.json`: generator seeds and sizes, the agents with their flags (the prompt profile: no
   in-context example), planner, detour rates, counts, and the overlap check against shipped problems.
 """
@@ -60,6 +60,8 @@ __all__ = [
 #: The agents whose conversations are recorded; the prompt profile is the one without the example.
 TRAIN_AGENTS: tuple[str, ...] = ("standard", "hiagent")
 BFS_MAX_NODES = 100_000
+#: One line per played episode (not a run folder's episode file: another format).
+TEACHER_EPISODES_FILE = "teacher_episodes.jsonl"
 
 
 @dataclass
@@ -210,7 +212,7 @@ def generate_dataset(
         json.dumps({k: v for k, v in asdict(ep).items() if k != "calls"} | {"calls": len(ep.calls)})
         for ep in episodes
     ]
-    atomic_write(out / "episodes.jsonl", "".join(line + "\n" for line in ep_lines))
+    atomic_write(out / TEACHER_EPISODES_FILE, "".join(line + "\n" for line in ep_lines))
     manifest = {
         "prompts_version": PROMPTS_VERSION,
         "prompt_profile": {"example": False},

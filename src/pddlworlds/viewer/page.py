@@ -15,9 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from ..files import atomic_write
 from .pagedata import page_data
-from .runs import RunFolder, read_run
+from .runs import read_run
 
 __all__ = ["build_html", "write_page"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from .pictures import picture_of
 from .replay import Replayer
-from .runs import RunFolder
 
 __all__ = [
     "EpisodeDetail",

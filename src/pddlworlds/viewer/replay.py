@@ -41,8 +41,8 @@ class Replayer:
             try:
                 import gymnasium as gym
 
-                from ..worlds.pddl import PDDLNormalisationWarning
                 from ..registration import env_id, register_envs
+                from ..worlds.pddl import PDDLNormalisationWarning
 
                 register_envs()
                 with warnings.catch_warnings():
