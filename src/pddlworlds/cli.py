@@ -14,8 +14,7 @@ import sys
 import warnings
 
 from .worlds.catalogue import DEFAULT_SPLIT, domains, get_domain
-from .evaluation.cli import add_parsers as add_eval_parsers
-from .insights.cli import add_parsers as add_insight_parsers
+from .evaluation.cli import add_eval_parsers
 from .worlds.pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
 from .artefacts.proofs import solvable_text
@@ -105,7 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parsers(sub)
     add_eval_parsers(sub)
     add_view_parsers(sub)
-    add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
     add_train_parsers(sub)
     return parser
 

@@ -7,8 +7,9 @@
     pddlworlds report runs/gpt
 
 Running `eval` again with the same options and `--out` resumes a stopped run. This module imports only
-the standard library and the run folder's names at import time: the main CLI builds its parser for every
-command.
+the standard library, the run folder's names and the registry type at import time: the main CLI builds
+its parser for every command. The insight memory behind `--insights` is loaded only when a run asks for it
+(`TRIAL_MEMORIES`).
 """
 
 from __future__ import annotations
@@ -17,16 +18,21 @@ import argparse
 import dataclasses
 import datetime as _dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, REPORT_FILE
+from ..registry import Registry
+
+if TYPE_CHECKING:
+    from ..agents.insights import TrialMemory
 
 __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
+    "TRIAL_MEMORIES",
     "add_eval_parsers",
-    "add_parsers",
     "build_plan",
     "cmd_eval",
     "cmd_report",
@@ -122,7 +128,8 @@ def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..llm import NO_ADAPTER
     from ..worlds.catalogue import domains as all_domains
-    from .spec import RunPlan, agent_names, parse_llm, resolve_agent
+    from ..llm import parse_llm
+    from .spec import RunPlan, agent_names, resolve_agent
 
     agents = _csv(args.agents)
     if agents == ["all"]:
@@ -219,8 +226,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"problem(s) x {len(plan.seeds)} seed(s) = {len(episodes)} episodes -> {args.out}",
             file=sys.stderr,
         )
-        make_memory = getattr(args, "trial_memory", None)  # issue 13: set by the insight options
-        memory = make_memory(args) if make_memory is not None else None
+        memory = trial_memory(args)
         if args.trials != 1 or memory is not None:
             from .trials import cmd_trials
 
@@ -322,9 +328,43 @@ def _llm_help() -> str:
     return "; ".join(f"{b.usage}: {b.help}" for b in BACKENDS.values())
 
 
-def add_parsers(subparsers: Any) -> None:
-    """Add `eval` and `report` to the main CLI's subparsers."""
-    add_eval_parsers(subparsers)
+#: The cross-trial memories by kind, loaded only when a run asks for one (`--insights PATH`: "insights").
+TRIAL_MEMORIES: Registry[Callable[..., TrialMemory]] = Registry(
+    "trial memory", {"insights": "pddlworlds.insights.memory:InsightMemory"}, plural="trial memories"
+)
+
+
+def trial_memory(args: argparse.Namespace) -> TrialMemory | None:
+    """The memory the insight options ask for (None without --insights), built from `TRIAL_MEMORIES`."""
+    if args.insights is None:
+        return None
+    options = {"mode": args.insight_mode, "limit": args.insight_limit, "embedding": args.insight_embedding}
+    if args.insight_cap is not None:
+        options["cap"] = args.insight_cap
+    return TRIAL_MEMORIES["insights"](args.insights, **options)
+
+
+def _add_insight_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("cross-trial insight memory")
+    group.add_argument(
+        "--insights",
+        default=None,
+        metavar="PATH",
+        help="insight store (JSON): read before the first trial (created if missing), updated after each one",
+    )
+    group.add_argument(
+        "--insight-mode", default="pair", help="experiences to learn from: pair (default) or success"
+    )
+    group.add_argument("--insight-cap", type=int, default=None, help="rules kept per scale (default: 10)")
+    group.add_argument(
+        "--insight-limit", type=int, default=None, help="rules shown per episode (default: all that apply)"
+    )
+    group.add_argument(
+        "--insight-embedding",
+        default=None,
+        metavar="KIND:MODEL",
+        help="rank rules by similarity to the goal, e.g. transformers:PATH (needs torch and transformers)",
+    )
 
 
 def add_eval_parsers(subparsers: Any) -> None:
@@ -414,6 +454,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "sha256 is kept in the run configuration",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
+    _add_insight_options(p)
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(

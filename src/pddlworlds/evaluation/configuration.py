@@ -56,7 +56,7 @@ def build_config(
         config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
     if plan.prompt_file is not None:
         config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": file_sha256(plan.prompt_file)}
-    if plan.trial is not None:  # issue 13 hook: the trial, and the memory it reads (a store, by content)
+    if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
         config["insights"] = plan.insights.describe()

@@ -89,7 +89,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     """
     factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file)
     llm = llm_for(backend) if needs_llm else None
-    # issue 13 hook: an LLM agent of a trial reads the insight store the spec names
+    # an LLM agent of a trial reads the insights its memory handed out for the trial
     agent = factory(llm, insights=spec.insights.selector()) if spec.insights is not None and needs_llm else factory(llm)
     env = env_for(spec)
     started = utc_now()
@@ -127,7 +127,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
         "finished_at": utc_now(),
         "host": platform.node(),
         "pid": os.getpid(),
-        **({"trial": spec.trial} if spec.trial is not None else {}),  # issue 13 hook
+        **({"trial": spec.trial} if spec.trial is not None else {}),
     }
     data["agent"] = spec.agent
     data["seed"] = spec.seed

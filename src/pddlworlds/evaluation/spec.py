@@ -10,18 +10,19 @@ import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm import BackendSpec
-from ..llm import parse_llm as parse_backend
 from .errors import EvaluationError
+
+if TYPE_CHECKING:
+    from ..agents.insights import InsightSource
 
 __all__ = [
     "BackendSpec",
     "EpisodeSpec",
     "RunPlan",
     "agent_names",
-    "parse_llm",
     "resolve_agent",
     "specs_from",
 ]
@@ -40,8 +41,7 @@ class EpisodeSpec:
     profile: str = "pddlworlds"  # whose text and scoring rules the environment plays by
     allow_impossible: bool = False  # the env offers the `impossible` action
     prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
-    # issue 13 hook: what an LLM agent of a trial reads (`selector()`, `describe()`: an insights.InsightUse)
-    insights: Any = None
+    insights: InsightSource | None = None  # what an LLM agent of a trial reads (its memory's `use(...)`)
     trial: int | None = None
 
     @property
@@ -102,9 +102,8 @@ class RunPlan:
     profile: str = "pddlworlds"  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
     prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
-    # issue 13 hook: set per trial by `evaluation.trials` (the memory's `use(...)` and the trial index)
-    insights: Any = None
-    trial: int | None = None
+    insights: InsightSource | None = None  # set per trial by `evaluation.trials`: the memory's `use(...)`
+    trial: int | None = None  # and the trial
 
     @property
     def domains(self) -> list[str]:
@@ -141,19 +140,3 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
     )
     return plan.episodes()
 
-
-def parse_llm(
-    text: str,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    *,
-    request_timeout: float | None = None,
-    call_deadline: float | None = None,
-) -> BackendSpec:
-    """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
-    try:
-        return parse_backend(
-            text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline
-        )
-    except ValueError as exc:
-        raise EvaluationError(str(exc)) from exc

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import generators
-from ..worlds.catalogue import domains, load_task
 from ..generators import gripper
+from ..registry import Registry
+from ..worlds.catalogue import domains, load_task
 from ..worlds.pddl import LiftedTask, PDDLNormalisationWarning
 
 __all__ = [
@@ -37,7 +38,9 @@ TRAIN_SEEDS: tuple[int, ...] = tuple(range(1001, 1011))
 
 #: Domain -> the generator training problems are drawn from: the shipped split's, except where that
 #: family is too small to give new problems (Gripper: one problem per ball count and robby's room).
-TRAINING_GENERATORS: dict[str, generators.DomainGenerator] = generators.GENERATORS | {"gripper": gripper.MIXED}
+TRAINING_GENERATORS: Registry[generators.DomainGenerator] = Registry(
+    "training generator", {**generators.GENERATORS, "gripper": gripper.MIXED}, plural="generators"
+)
 
 
 @dataclass(frozen=True)

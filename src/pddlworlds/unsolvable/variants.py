@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..registry import Registry
 from ..worlds.grounding import GroundTask, ground, natural_key
 from ..worlds.pddl import LiftedTask
 
@@ -258,14 +259,14 @@ def _barman_no_dispenser(task: LiftedTask, parent: str) -> list[Variant]:
 
 
 #: Removal name -> (domain, proposer(parent task, parent name) -> candidate variants).
-REMOVALS: dict[str, tuple[str, Callable[[LiftedTask, str], list[Variant]]]] = {
+REMOVALS: Registry[tuple[str, Callable[[LiftedTask, str], list[Variant]]]] = Registry("removal", {
     "missing-block": ("blocksworld", _blocksworld_missing_block),
     "two-places": ("blocksworld", _blocksworld_two_places),
     "ball-in-no-room": ("gripper", _gripper_ball_in_no_room),
     "no-pump": ("tyreworld", _tyreworld_no_pump),
     "no-spare": ("tyreworld", _tyreworld_no_spare),
     "no-dispenser": ("barman", _barman_no_dispenser),
-}
+})
 
 
 def candidates(domain: str, task: LiftedTask, parent: str) -> list[Variant]:

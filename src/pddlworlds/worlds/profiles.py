@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..registry import Registry
 from .agentboard.text import AGENTBOARD_TEXT_FILE, load_agentboard_text
 from .agentboard.world import AgentBoardWorld, agentboard_text_bound
 from .pddl import LiftedTask
@@ -67,15 +68,13 @@ def _agentboard_bound(task: LiftedTask, own_text: Path | None, profile_text: Pat
     return agentboard_text_bound(task, load_agentboard_text(task, profile_text))
 
 
-PROFILES: dict[str, Profile] = {
+PROFILES: Registry[Profile] = Registry("profile", {
     DEFAULT_PROFILE: Profile(DEFAULT_PROFILE, OWN_TEXT_FILE, _own, _own_bound, credits_initial_progress=True),
     "agentboard": Profile(
         "agentboard", AGENTBOARD_TEXT_FILE, _agentboard, _agentboard_bound, credits_initial_progress=False
     ),
-}
+})
 
 
 def get_profile(name: str) -> Profile:
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; profiles: {', '.join(PROFILES)}")
     return PROFILES[name]
