@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.env import PDDLTextEnv
 from pddlworlds.worlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
 #: PDDLGym's own environment comparable to each domain, and its steps/s with a valid-action listing per
 #: step as measured on the development machine (the issue's figures).
@@ -94,7 +95,7 @@ def record_walk(env: PDDLTextEnv, steps: int, seed: int) -> list[str | None]:
     return walk
 
 
-def bench_ours(domain: str, steps: int, seed: int, profile: str = "pddlworlds") -> Ours:
+def bench_ours(domain: str, steps: int, seed: int, profile: str = DEFAULT_PROFILE) -> Ours:
     problem, n_actions, n_atoms = largest_problem(domain)
     env = PDDLTextEnv(domain=domain, problem=problem, profile=profile)
     walk = record_walk(env, steps, seed)

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE
+from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 
 AGENTS = ("hiagent", "standard")
 JUNK = ("dance wildly", "pick up the sky", "stack everything", "go home", "open the door")
@@ -44,7 +45,7 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
     subgoal_index, subgoal_left, current = 1, int(rng.integers(3, 8)), []
     trajectory = []
     started = time.perf_counter()
-    for index in range(1, 31):
+    for index in range(1, DEFAULT_MAX_EPISODE_STEPS + 1):
         calls = []
         if agent == "hiagent" and subgoal_left == 0:
             calls.append(
@@ -131,7 +132,7 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
         "trajectory": trajectory,
         "memory": [],
         "error": None,
-        "meta": {"agent_name": agent, "max_steps": 30},
+        "meta": {"agent_name": agent, "max_steps": DEFAULT_MAX_EPISODE_STEPS},
     }
 
 
@@ -169,7 +170,7 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
         "format": 1,
         "agents": {a: {} for a in AGENTS},
         "split": "agentboard",
-        "max_steps": 30,
+        "max_steps": DEFAULT_MAX_EPISODE_STEPS,
         "seeds": sorted({ln["seed"] for ln in lines}),
         "llm": {"backend": "synthetic", "model": "synthetic"},
         "prompts_version": "synthetic",

@@ -13,21 +13,21 @@ import argparse
 import sys
 import warnings
 
-from .worlds.catalogue import DEFAULT_SPLIT, domains, get_domain
-from .evaluation.cli import add_eval_parsers
-from .worlds.pddl import PDDLError, PDDLNormalisationWarning
-from .planning.cli import add_plan_parsers
 from .artefacts.proofs import solvable_text
+from .evaluation.cli import add_eval_parsers
+from .planning.cli import add_plan_parsers
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
+from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, domains, get_domain
+from .worlds.pddl import PDDLError, PDDLNormalisationWarning
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .worlds.grounding import ground
     from .artefacts.plans import optimal_lengths
+    from .worlds.grounding import ground
 
     table = Table(title="pddlworlds problems")
     for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):
@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--problem", help="problem name (default: picked by --seed)")
     p.add_argument("--split", default=DEFAULT_SPLIT)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
     p.set_defaults(func=cmd_play)
 
     add_plan_parsers(sub)

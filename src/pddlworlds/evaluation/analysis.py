@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, RunFolder, is_errored, read_run
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from . import metrics as M
 
 __all__ = ["RunAnalysis", "analyse", "load_analysis", "load_run", "run_order", "step_budget"]
@@ -29,7 +30,7 @@ def run_order(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> tuple[
 def step_budget(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> int:
     if "max_steps" in config:
         return int(config["max_steps"])
-    return max((int(line.get("meta", {}).get("max_steps", line["steps"])) for line in lines), default=30)
+    return max((int(line.get("meta", {}).get("max_steps", line["steps"])) for line in lines), default=DEFAULT_MAX_EPISODE_STEPS)
 
 
 def analyse(

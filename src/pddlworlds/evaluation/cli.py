@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, REPORT_FILE
 from ..registry import Registry
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
+from ..worlds.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from ..agents.insights import TrialMemory
@@ -126,9 +128,8 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
-    from ..llm import NO_ADAPTER
+    from ..llm import SHIPPED_ADAPTER, parse_llm, resolve_adapter
     from ..worlds.catalogue import domains as all_domains
-    from ..llm import parse_llm
     from .spec import RunPlan, agent_names, resolve_agent
 
     agents = _csv(args.agents)
@@ -141,7 +142,7 @@ def build_plan(args: argparse.Namespace) -> Any:
     agents = list(dict.fromkeys(agents))
     from ..worlds.profiles import get_profile
 
-    profile = get_profile(getattr(args, "profile", None) or "pddlworlds").name  # unknown names fail here
+    profile = get_profile(getattr(args, "profile", None) or DEFAULT_PROFILE).name  # unknown names fail here
     prompt_file = getattr(args, "prompt_file", None)
     if prompt_file is not None:
         from ..agents.agentboard import load_prompt_file
@@ -167,15 +168,15 @@ def build_plan(args: argparse.Namespace) -> Any:
         request_timeout=getattr(args, "request_timeout", None),
         call_deadline=getattr(args, "call_deadline", None),
     )
-    if getattr(args, "lora", None):
-        if backend.backend is None or not backend.backend.takes_lora:
-            raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
-        if args.lora == NO_ADAPTER:
-            backend = dataclasses.replace(backend, lora=NO_ADAPTER)
-        elif not Path(args.lora).is_file():
-            raise ValueError(f"--lora: adapter file not found: {args.lora}")
-        else:
-            backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
+    takes_lora = backend.backend is not None and backend.backend.takes_lora
+    if getattr(args, "lora", None) and not takes_lora:
+        raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
+    if takes_lora and any(resolve_agent(agent, prompt_file)[1] for agent in agents):
+        try:  # the one place the option becomes a file (None: no adapter)
+            adapter = resolve_adapter(getattr(args, "lora", None) or SHIPPED_ADAPTER, backend.model)
+        except FileNotFoundError as exc:
+            raise ValueError(f"--lora: {exc}") from None
+        backend = dataclasses.replace(backend, lora=None if adapter is None else str(adapter))
     problems = _csv(args.problems) if args.problems else None
     from ..artefacts.proofs import split_unsolvable
 
@@ -383,7 +384,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         help=f"comma-separated agent names, 'all', or package.module:factory (default: {DEFAULT_AGENTS})",
     )
     p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all' (default)")
-    p.add_argument("--split", default="agentboard", help="problem split (default: agentboard)")
+    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"problem split (default: {DEFAULT_SPLIT})")
     p.add_argument(
         "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"
     )
@@ -406,7 +407,12 @@ def add_eval_parsers(subparsers: Any) -> None:
         default=None,
         help="seconds one model call may take in all, retries included (default: (retries + 1) x timeout + 30)",
     )
-    p.add_argument("--max-steps", type=int, default=30, help="step budget per episode (default: 30)")
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=DEFAULT_MAX_EPISODE_STEPS,
+        help=f"step budget per episode (default: {DEFAULT_MAX_EPISODE_STEPS})",
+    )
     p.add_argument(
         "--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder (default: runs/<today>)"
     )
@@ -442,7 +448,7 @@ def add_eval_parsers(subparsers: Any) -> None:
                    help="offer the `impossible` action (on by itself for splits with unsolvable problems)")
     p.add_argument(
         "--profile",
-        default="pddlworlds",
+        default=DEFAULT_PROFILE,
         help="whose text and scoring the environments use: pddlworlds (default) or agentboard "
         "(AgentBoard's wording, messages, parsing and progress rule; the report adds its pooled scores)",
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..files import file_sha256
 from ..llm import NO_MODEL
+from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan
 from .store import utc_now
 
@@ -47,7 +48,7 @@ def build_config(
         "prompts_version": _prompts_version() if uses_llm else None,
     }
     # Each only when it is not the default, so runs made without these options keep their configuration.
-    if plan.profile != "pddlworlds":
+    if plan.profile != DEFAULT_PROFILE:
         config["profile"] = plan.profile
     if plan.allow_impossible:
         from ..agents.unsolvable_rule import IMPOSSIBLE_RULE_VERSION

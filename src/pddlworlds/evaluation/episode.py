@@ -14,6 +14,7 @@ from typing import Any
 
 from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError
 from ..records import EpisodeRecord
+from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import EpisodeSpec, resolve_agent
 from .store import utc_now
 
@@ -66,7 +67,7 @@ def env_for(spec: EpisodeSpec) -> Any:
         envs = _LOCAL.envs = {}
     key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible)
     if key not in envs:
-        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != "pddlworlds" else {}
+        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != DEFAULT_PROFILE else {}
         if spec.allow_impossible:
             options["allow_impossible"] = True
         envs[key] = gym.make(

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..records import EpisodeRecord
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 
 __all__ = [
     "CONTEXT_MEASURES",
@@ -78,7 +79,7 @@ def _mean(values: Iterable[float | None]) -> float | None:
 # Per episode.
 
 
-def budget_steps(record: Recordish, max_steps: int = 30) -> int:
+def budget_steps(record: Recordish, max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> int:
     """Steps used; an unsolved episode counts the whole budget."""
     r = as_record(record)
     return r.steps if r.success else max_steps
@@ -287,7 +288,7 @@ def metric_columns(table: str, shown: Callable[[Metric], bool] = lambda m: True)
     return [m for m in METRICS if m.table == table and shown(m)]
 
 
-def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
+def episode_metrics(record: Recordish, max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[str, Any]:
     """Every per-episode number the aggregates are made of (`METRICS`' sources)."""
     r = as_record(record)
     return {m.key: m.episode(r, max_steps) for m in METRICS if m.episode is not None}
@@ -297,7 +298,7 @@ def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
 # Aggregates.
 
 
-def aggregate(records: Sequence[Recordish], max_steps: int = 30) -> dict[str, Any]:
+def aggregate(records: Sequence[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[str, Any]:
     """Means over a group of episodes (rates as fractions, not percents), one key per aggregated metric."""
     rows = [episode_metrics(r, max_steps) for r in records]
     return {m.name: m.aggregate(rows) for m in METRICS if m.aggregate is not None}
@@ -328,7 +329,7 @@ def context_measure(records: Iterable[Recordish]) -> str:
 
 
 def summarize(
-    records: Iterable[Recordish], max_steps: int = 30, reference: str = REFERENCE_AGENT
+    records: Iterable[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS, reference: str = REFERENCE_AGENT
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """(domain, agent) -> `aggregate`, plus (OVERALL, agent) rows; with the relative metrics.
 
@@ -348,7 +349,7 @@ def summarize(
     return dict(sorted(summary.items(), key=lambda kv: (kv[0][0] == OVERALL, kv[0])))
 
 
-def executability_by_step(records: Iterable[Recordish], max_steps: int = 30) -> dict[int, float | None]:
+def executability_by_step(records: Iterable[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[int, float | None]:
     """Step index -> fraction of valid actions among the episodes that took that step (None: none did)."""
     valid: dict[int, int] = defaultdict(int)
     taken: dict[int, int] = defaultdict(int)
@@ -368,7 +369,7 @@ def paired_values(
     agent_a: str,
     agent_b: str,
     metric: str = "progress",
-    max_steps: int = 30,
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS,
     domain: str | None = None,
 ) -> list[tuple[tuple[str, str, str, int | None], float, float]]:
     """Episodes of both agents on the same (domain, split, problem, seed): (pair key, value a, value b).
@@ -398,7 +399,7 @@ def wilcoxon_paired(
     agent_a: str,
     agent_b: str,
     metric: str = "progress",
-    max_steps: int = 30,
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS,
     domain: str | None = None,
 ) -> dict[str, Any]:
     """Wilcoxon signed-rank test (scipy.stats.wilcoxon, two-sided, zeros dropped) of a against b.
@@ -446,7 +447,7 @@ def wilcoxon_paired(
 def wilcoxon_all_pairs(
     records: Iterable[Recordish],
     agents: Sequence[str],
-    max_steps: int = 30,
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS,
     domains: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """`wilcoxon_paired` for every pair of `agents`, for PR and steps, overall and per domain in `domains`."""

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..artefacts.runs import EPISODES_FILE, REPORT_FILE, SUMMARY_FILE, is_errored
 from ..files import atomic_write
+from ..worlds.catalogue import AGENTBOARD_SPLIT
+from ..worlds.profiles import AGENTBOARD_PROFILE
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
@@ -115,7 +117,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
     ]
     if with_paper:
         md += [paper_note, ""]
-    elif split == "agentboard":
+    elif split == AGENTBOARD_SPLIT:
         md += [no_paper_note, ""]
     md += [
         "## Efficiency: steps against the optimal plan, tokens, time, executability",
@@ -173,7 +175,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
             ),
             "",
         ]
-    if config.get("profile") == "agentboard":
+    if config.get("profile") == AGENTBOARD_PROFILE:
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
     from .unsolvable import impossible_section
 

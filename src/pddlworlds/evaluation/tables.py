@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..worlds.catalogue import AGENTBOARD_SPLIT
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
 from .paper import agent_label, paper_row
@@ -156,7 +157,7 @@ def token_counting_words(config: dict[str, Any]) -> str:
 
 def shows_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
     """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran."""
-    agentboard = config.get("split", lines[0]["split"]) == "agentboard"
+    agentboard = config.get("split", lines[0]["split"]) == AGENTBOARD_SPLIT
     return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
 
 

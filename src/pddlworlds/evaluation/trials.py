@@ -27,6 +27,7 @@ from typing import Any
 from ..agents.insights import TrialMemory
 from ..artefacts.runs import is_errored
 from ..files import atomic_write
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from .configuration import config_differences
 from .episode import llm_for
 from .errors import EvaluationError, RunStopped
@@ -176,7 +177,7 @@ def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -
         extra = memory.columns(out / MEMORY_DIR, trial) if memory is not None else {}
         for agent in dict.fromkeys(line["agent"] for line in lines):
             mine = [line for line in lines if line["agent"] == agent]
-            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", 30)))
+            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", DEFAULT_MAX_EPISODE_STEPS)))
             rows.append(
                 {
                     "trial": trial,

@@ -46,8 +46,7 @@ class BackendSpec:
     n_threads: int | None = None
     request_timeout: float | None = None  # seconds per HTTP attempt (servers)
     call_deadline: float | None = None  # seconds per call, retries included (servers)
-    # a llama.cpp LoRA adapter GGUF (in-process models that take one); None: the backend's default
-    # (the embedded model's shipped adapter), "none": no adapter
+    # a llama.cpp LoRA adapter GGUF file (in-process models that take one); None: no adapter
     lora: str | None = None
 
     @property

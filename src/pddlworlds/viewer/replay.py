@@ -13,6 +13,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..worlds.catalogue import DEFAULT_SPLIT
+
 __all__ = ["Parsed", "Replayer"]
 
 
@@ -55,7 +57,7 @@ class Replayer:
 
     def replay(self, line: dict[str, Any]) -> list[Parsed]:
         """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none)."""
-        domain, split, problem = line.get("domain"), line.get("split") or "agentboard", line.get("problem")
+        domain, split, problem = line.get("domain"), line.get("split") or DEFAULT_SPLIT, line.get("problem")
         env = self._env(str(domain), str(split))
         if env is None:
             return []

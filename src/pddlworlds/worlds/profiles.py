@@ -19,9 +19,10 @@ from .pddl import LiftedTask
 from .text import load_templates
 from .world import World, text_bound
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
+__all__ = ["AGENTBOARD_PROFILE", "DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
 
 DEFAULT_PROFILE = "pddlworlds"
+AGENTBOARD_PROFILE = "agentboard"
 #: Our own text file beside `domain.pddl`; every profile's world also keeps these templates.
 OWN_TEXT_FILE = "text.toml"
 
@@ -70,8 +71,8 @@ def _agentboard_bound(task: LiftedTask, own_text: Path | None, profile_text: Pat
 
 PROFILES: Registry[Profile] = Registry("profile", {
     DEFAULT_PROFILE: Profile(DEFAULT_PROFILE, OWN_TEXT_FILE, _own, _own_bound, credits_initial_progress=True),
-    "agentboard": Profile(
-        "agentboard", AGENTBOARD_TEXT_FILE, _agentboard, _agentboard_bound, credits_initial_progress=False
+    AGENTBOARD_PROFILE: Profile(
+        AGENTBOARD_PROFILE, AGENTBOARD_TEXT_FILE, _agentboard, _agentboard_bound, credits_initial_progress=False
     ),
 })
 
