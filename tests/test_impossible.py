@@ -17,7 +17,8 @@ from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.artefacts.proofs import is_unsolvable, read_proofs, split_unsolvable
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.registration import env_id
-from pddlworlds.unsolvable.variants import candidates, derive, exhaustive_search, problem_text, trivial_reason
+from pddlworlds.unsolvable.variants import DEFAULT_STATE_CAP, candidates, derive, problem_text, trivial_reason
+from pddlworlds.worlds.search import breadth_first_search
 
 warnings.simplefilter("ignore", PDDLNormalisationWarning)
 
@@ -56,7 +57,7 @@ def test_the_search_confirms_each_stored_proof(proof):
     domain = domains()[proof.domain]
     task = domain.load(proof.problem, "impossible")
     if proof.method == "exhaustive-bfs":
-        result = exhaustive_search(ground(task), cap=proof.states + 1)
+        result = breadth_first_search(ground(task), cap=proof.states + 1)
         assert result.status == "unsolvable"
         assert result.states == proof.states
     else:
@@ -121,8 +122,8 @@ def test_derive_is_seeded_and_a_capped_search_is_no_proof():
     assert first == [v.name for v in derive("blocksworld", parents, 3, seed=5)]
     assert len(first) == 3 and len({v.split("-")[0] for v in first}) == 3  # distinct parents
     big = domains()["gripper"].load("prob05", "agentboard")
-    assert exhaustive_search(ground(big), cap=100).status == "capped"
-    assert exhaustive_search(ground(domain.load("problem1", "agentboard"))).status == "solvable"
+    assert breadth_first_search(ground(big), cap=100).status == "capped"
+    assert breadth_first_search(ground(domain.load("problem1", "agentboard")), DEFAULT_STATE_CAP).status == "solvable"
 
 
 def test_trivial_reason_cases():

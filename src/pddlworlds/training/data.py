@@ -24,11 +24,13 @@ from tqdm import tqdm
 
 from .. import generators
 from ..agents import PROMPTS_VERSION, make_agent
-from ..agents.examples import bfs_plan
+from ..agents.hiagent import same_subgoal
+from ..agents.segments import segment_plan
 from ..worlds.catalogue import domains
 from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env
+from ..worlds.search import shortest_plan
 from .packing import REPLY_END
 from .problems import (
     TRAIN_SEEDS,
@@ -38,12 +40,12 @@ from .problems import (
     generate_training_problems,
 )
 from .teacher import (
+    MAX_SUBGOAL_STEPS,
     Detours,
     RecordedCall,
     TeacherLLM,
     expert_moves,
     hiagent_replies,
-    segment_plan,
     standard_replies,
 )
 
@@ -83,7 +85,7 @@ def expert_plan(problem: TrainingProblem, timeout: float = 60) -> tuple[list[str
     d = domains()[problem.domain]
     env = make_env(d.domain_file, problem.path, text_file=d.text_file)
     world = env.unwrapped.world
-    plan = bfs_plan(world.task, max_nodes=BFS_MAX_NODES)
+    plan = shortest_plan(world.task, max_states=BFS_MAX_NODES)
     if plan is not None:
         return [world.action_text(i) for i in plan], "bfs"
     from ..planning import solve
@@ -105,7 +107,7 @@ def record_episode(
     world = env.unwrapped.world
     rng = random.Random(f"{seed}/{agent_name}/{problem.domain}/{problem.name}")
     moves = expert_moves(world, plan, rng, detours)
-    segments = segment_plan(world, plan) if agent_name != "standard" else []
+    segments = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal) if agent_name != "standard" else []
     if agent_name == "standard":
         script = standard_replies(moves)
     else:
