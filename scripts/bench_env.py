@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.env import PDDLTextEnv
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
 #: PDDLGym's own environment comparable to each domain, and its steps/s with a valid-action listing per
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
     parser.add_argument("--profile", default="pddlworlds", help="pddlworlds or agentboard")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
 
     names = args.domains or list(domains())
     pddlgym, why_not = (None, "skipped (--no-pddlgym)") if args.no_pddlgym else import_pddlgym()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
 from .artefacts.proofs import solvable_text
 from .evaluation.cli import add_eval_parsers
@@ -19,7 +18,7 @@ from .planning.cli import add_plan_parsers
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, domains, get_domain
-from .worlds.pddl import PDDLError, PDDLNormalisationWarning
+from .worlds.pddl import PDDLError, ignore_normalisation_warnings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -110,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)  # shipped quirks; the library still warns
+    ignore_normalisation_warnings()  # the shipped files' known quirks; the library still warns
     try:
         return int(args.func(args) or 0)
     except (ValueError, PDDLError) as exc:

@@ -476,15 +476,14 @@ def add_eval_parsers(subparsers: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry (`python -m pddlworlds.evaluation.cli eval ...`)."""
-    import warnings
 
     parser = argparse.ArgumentParser(prog="pddlworlds")
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parsers(sub)
     args = parser.parse_args(argv)
-    from ..worlds.pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import ignore_normalisation_warnings
 
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
     return int(args.func(args) or 0)
 
 

@@ -9,7 +9,6 @@ import platform
 import threading
 import time
 import traceback
-import warnings
 from typing import Any
 
 from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError
@@ -45,9 +44,9 @@ def llm_for(backend: BackendSpec) -> Any:
 
 
 def quiet_warnings() -> None:
-    from ..worlds.pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import ignore_normalisation_warnings
 
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)  # known quirks of the shipped problems
+    ignore_normalisation_warnings()  # known quirks of the shipped problems
 
 
 def init_worker(backend: BackendSpec) -> None:

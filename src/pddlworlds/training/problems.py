@@ -9,7 +9,6 @@ backtracking search for an object bijection that maps init and goal onto each ot
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from .. import generators
 from ..generators import gripper
 from ..registry import Registry
 from ..worlds.catalogue import domains, load_task
-from ..worlds.pddl import LiftedTask, PDDLNormalisationWarning
+from ..worlds.pddl import LiftedTask, normalisation_warnings_ignored
 
 __all__ = [
     "TRAINING_GENERATORS",
@@ -164,8 +163,7 @@ def same_up_to_renaming(a: LiftedTask, b: LiftedTask) -> bool:
 
 
 def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PDDLNormalisationWarning)  # the shipped files' known quirks
+    with normalisation_warnings_ignored():  # the shipped files' known quirks
         return load_task(domain_file, problem_file)
 
 

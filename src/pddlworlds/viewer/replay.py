@@ -9,7 +9,6 @@ replay stops and the remaining steps show what the record holds.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,11 +43,10 @@ class Replayer:
                 import gymnasium as gym
 
                 from ..registration import env_id, register_envs
-                from ..worlds.pddl import PDDLNormalisationWarning
+                from ..worlds.pddl import normalisation_warnings_ignored
 
                 register_envs()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+                with normalisation_warnings_ignored():
                     self.envs[key] = gym.make(env_id(domain), split=split).unwrapped
             except Exception as exc:  # noqa: BLE001 - an unknown domain is shown without a replay
                 self.failed[key] = f"{type(exc).__name__}: {exc}"

@@ -9,8 +9,10 @@ empty goal). `pddl.py` turns the result into a `LiftedTask`.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +24,8 @@ __all__ = [
     "read_pddl_bytes",
     "read_pddl_text",
     "PDDLNormalisationWarning",
+    "ignore_normalisation_warnings",
+    "normalisation_warnings_ignored",
     "normalise_domain",
     "normalise_problem",
     "domain_constants",
@@ -101,6 +105,24 @@ def read_pddl_text(path: str | Path, max_bytes: int = MAX_PDDL_BYTES) -> str:
 
 class PDDLNormalisationWarning(UserWarning):
     """Input was accepted after rewriting it into the form unified-planning reads."""
+
+
+# The library warns whenever it rewrites input. The shipped domains' rewrites are known and documented, so
+# programs (the CLI, worker processes, scripts) ignore the warning for the whole process, and library code
+# that reads shipped files for its own purposes ignores it while it reads; both through these two.
+
+
+def ignore_normalisation_warnings() -> None:
+    """Ignore `PDDLNormalisationWarning` in this process from now on (a program's entry point)."""
+    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+
+
+@contextlib.contextmanager
+def normalisation_warnings_ignored() -> Iterator[None]:
+    """Ignore `PDDLNormalisationWarning` inside the block only."""
+    with warnings.catch_warnings():
+        ignore_normalisation_warnings()
+        yield
 
 
 # --------------------------------------------------------------------------------------------------
