@@ -295,7 +295,7 @@ def test_f1_on_a_hand_checked_fixture():
 def test_eval_on_a_mixed_split_expert_f1_one_and_report_section(tmp_path):
     from argparse import Namespace
 
-    from pddlworlds.evaluation.cli import build_plan
+    from pddlworlds.evaluation.options import build_plan
     from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, records_from_lines
     from pddlworlds.evaluation.report import write_report
     from pddlworlds.evaluation.runner import run_evaluation

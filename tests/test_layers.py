@@ -66,3 +66,13 @@ def test_no_private_name_imported_across_modules() -> None:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         found.add((module_name(path), alias.name))
     assert found <= KNOWN_PRIVATE_IMPORTS, sorted(found - KNOWN_PRIVATE_IMPORTS)
+
+
+def test_no_module_is_over_450_lines() -> None:
+    """One job per module: a module past 450 lines is doing two."""
+    long = {
+        module_name(path): n
+        for path in SRC.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
+    }
+    assert long == {}

@@ -95,7 +95,7 @@ def test_eval_runs_a_backend_registered_from_a_test(
 
 
 def _plan(*options: str):
-    from pddlworlds.evaluation.cli import build_plan
+    from pddlworlds.evaluation.options import build_plan
 
     return build_plan(cli.build_parser().parse_args(["eval", "--domains", "gripper", "--limit", "1", *options]))
 

@@ -10,6 +10,7 @@ from typing import Any
 from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, RunFolder, is_errored, read_run
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from . import metrics as M
+from .significance import wilcoxon_all_pairs
 
 __all__ = ["RunAnalysis", "analyse", "load_analysis", "load_run", "run_order", "step_budget"]
 
@@ -52,7 +53,7 @@ def analyse(
         for agent in agents
         if (domain, agent) in groups
     }
-    wilcoxon = M.wilcoxon_all_pairs(records, agents, max_steps, domains if len(domains) > 1 else None)
+    wilcoxon = wilcoxon_all_pairs(records, agents, max_steps, domains if len(domains) > 1 else None)
     return {
         "max_steps": max_steps,
         "agents": agents,
