@@ -325,7 +325,7 @@ def test_runs_without_unsolvable_problems_keep_their_configuration(tmp_path):
 
 
 def test_llm_examples_come_from_solvable_problems_outside_every_split():
-    """The in-context example is a solved episode of a problem of its own (issue 9): it must have a plan
+    """The in-context example is a solved episode of a problem of its own: it must have a plan
     (it reaches its goal), and be none of the problems of any split, the unsolvable and mixed ones included."""
     from pddlworlds.agents.examples import load_example, problem_body
 
