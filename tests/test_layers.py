@@ -43,7 +43,7 @@ def test_layers_contracts_are_kept() -> None:
 
 def test_no_import_circles() -> None:
     grimp = pytest.importorskip("grimp")
-    graph = grimp.build_graph("pddlworlds", exclude_type_checking_imports=True)  # annotations only: no runtime circle
+    graph = grimp.build_graph("pddlworlds")  # imports for annotations count too
     circles = set()
     for module in graph.modules:
         for imported in graph.find_modules_directly_imported_by(module):
