@@ -19,7 +19,7 @@ from pddlworlds.insights.memory import InsightCapWarning, store_path
 from pddlworlds.insights.store import MAX_JSON_DEPTH, MAX_STORE_BYTES, lock_store
 
 pytest.importorskip("openai")
-from pddlworlds.testing.fake_openai import FakeOpenAIServer  # noqa: E402
+from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 

@@ -21,7 +21,12 @@ from .text import CHARSET, OBSERVATION_MODES
 from .world import World
 
 __all__ = [
-    "PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "ObservationText", "SharedTexts", "StepInfo",
+    "ACTION_MAX_LENGTH",
+    "SOLVED_AT_RESET",
+    "ObservationText",
+    "PDDLTextEnv",
+    "SharedTexts",
+    "StepInfo",
     "problems_by_name",
 ]
 

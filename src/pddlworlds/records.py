@@ -14,7 +14,7 @@ import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
-__all__ = ["LLMCall", "StepRecord", "EpisodeRecord", "RecordError", "check_stored"]
+__all__ = ["EpisodeRecord", "LLMCall", "RecordError", "StepRecord", "check_stored"]
 
 
 @dataclass

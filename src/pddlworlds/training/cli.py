@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .options import learning_rate, nonnegative_float, nonnegative_int, positive_float, positive_int, probability
+from .options import (
+    learning_rate,
+    nonnegative_float,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+    probability,
+)
 
 __all__ = ["add_parsers"]
 

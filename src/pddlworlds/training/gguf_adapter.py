@@ -58,6 +58,7 @@ def export_adapter(
             raise ValueError(f"{adapter_dir}: not a PEFT adapter folder: {f.name} is missing")
     try:
         import gguf
+        from safetensors import SafetensorError
         from safetensors.numpy import load_file
     except ImportError as exc:
         raise ImportError("exporting an adapter needs gguf and safetensors: pip install 'pddlworlds[train]'") from exc
@@ -80,7 +81,7 @@ def export_adapter(
 
     try:
         weights = load_file(weights_file)
-    except Exception as exc:  # safetensors' own error type for a truncated or foreign file
+    except (SafetensorError, OSError, ValueError) as exc:  # a truncated or foreign file
         raise ValueError(f"{weights_file}: not a safetensors file ({exc})") from None
     np_dtype = np.float16 if dtype == "f16" else np.float32
     tensors: dict[str, np.ndarray] = {}

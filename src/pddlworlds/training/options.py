@@ -21,11 +21,14 @@ __all__ = [
 ]
 
 
-def check_range(name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False) -> None:
-    """Raise ValueError naming `name` unless `value` is a finite number in [low, high] ((low, high] with
-    `low_open`)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise ValueError(f"{name} must be a number, not {value!r}")
+def check_range(
+    name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False, integer: bool = False
+) -> None:
+    """Raise ValueError naming `name` unless `value` is a finite number (an integer with `integer`) in
+    [low, high] ((low, high] with `low_open`)."""
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or math.isnan(value):
+        raise ValueError(f"{name} must be {'an integer' if integer else 'a number'}, not {value!r}")
     too_low = value <= low if low_open else value < low
     if too_low or value > high or math.isinf(value):
         lower = f"more than {low:g}" if low_open else f"at least {low:g}"

@@ -133,15 +133,13 @@ def check_config(config: TrainConfig) -> None:
     for name, value, low in (("--max-len", config.max_len, 1), ("--rank", config.rank, 1),
                              ("--accumulate", config.accumulate, 1), ("--checkpoint-every", config.checkpoint_every, 1),
                              ("--steps", config.steps, 0), ("--warmup", config.warmup, 0)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an integer, not {value!r}")
-        check_range(name, value, low)
+        check_range(name, value, low, integer=True)
     check_range("--lr", config.lr, 0, 1, low_open=True)
     check_range("--epochs", config.epochs, 0, low_open=True)
     check_range("--alpha", config.alpha, 0, low_open=True)
     check_range("--max-minutes", config.max_minutes, 0)
     if config.threads is not None:
-        check_range("--threads", config.threads, 1)
+        check_range("--threads", config.threads, 1, integer=True)
     if config.schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
 
