@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.pddl import PDDLError, read_task
+from pddlworlds.worlds.pddl import PDDLError, read_task
 from pddlworlds.registration import make_env
 
 PROBLEM = """\
