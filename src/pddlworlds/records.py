@@ -175,10 +175,15 @@ def _problems(cls: type, data: Any, where: str, complete: bool, top: bool = Fals
     return None
 
 
-def _value_problem(hint: Any, value: Any, where: str, complete: bool) -> str | None:
+@functools.cache
+def _options(hint: Any) -> tuple[tuple[Any, tuple[Any, ...]], ...]:
+    """(origin, arguments) of each type a field may hold: `int | None` -> ((int, ()), (NoneType, ()))."""
     options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    for option in options:
-        origin, args = typing.get_origin(option) or option, typing.get_args(option)
+    return tuple((typing.get_origin(o) or o, typing.get_args(o)) for o in options)
+
+
+def _value_problem(hint: Any, value: Any, where: str, complete: bool) -> str | None:
+    for origin, args in _options(hint):
         if origin is list and isinstance(value, list):
             for i, item in enumerate(value):
                 if is_dataclass(args[0]):
