@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records import RecordError, check_stored
+
 __all__ = ["CONFIG_FILE", "EPISODES_FILE", "RunFolder", "ViewerError", "ViewerWarning", "read_run"]
 
 CONFIG_FILE = "config.json"
@@ -47,8 +49,9 @@ def episode_key(line: dict[str, Any]) -> tuple[Any, ...]:
 def read_run(path: str | Path) -> RunFolder:
     """Read one run folder; a torn last line (a run still writing, or killed) is skipped silently.
 
-    Lines that are not JSON objects with agent, domain and problem are skipped with a `ViewerWarning`
-    naming file and line. An episode stored twice (a resumed run) keeps its last line.
+    Lines that are not JSON objects with agent, domain and problem, or whose fields have the wrong type
+    (`records.check_stored`), are skipped with a `ViewerWarning` naming file and line. An episode stored
+    twice (a resumed run) keeps its last line.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -104,7 +107,8 @@ def _line_problem(line: Any) -> str | None:
     missing = [name for name in REQUIRED if not isinstance(line.get(name), str)]
     if missing:
         return f"no {', '.join(missing)}"
-    trajectory = line.get("trajectory", [])
-    if not isinstance(trajectory, list) or not all(isinstance(s, dict) for s in trajectory):
-        return "trajectory is not a list of step objects"
+    try:  # the fields it has, typed as evaluation stores them; fields it lacks are shown as absent
+        check_stored(line, complete=False)
+    except RecordError as exc:
+        return exc.problem
     return None
