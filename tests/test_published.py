@@ -45,8 +45,10 @@ README_MEANS = {
 }
 
 
+@pytest.fixture(scope="module")
 def facts() -> dict[tuple[str, str], tuple[int, int]]:
-    """(domain, problem) -> (number of goal conditions, proven optimal plan length), from our own files."""
+    """(domain, problem) -> (number of goal conditions, proven optimal plan length), from our own files
+    (the problems parse once per test session: the session's task cache keeps them)."""
     out = {}
     for name, domain in domains().items():
         lengths = optimal_lengths(name, "agentboard")
@@ -78,8 +80,8 @@ def least_denominator(values: list[float]) -> int:
     return math.lcm(*(Fraction(v).limit_denominator(100).denominator for v in values))
 
 
-def test_the_mapping_holds_problem_by_problem_on_all_60() -> None:
-    known = facts()
+def test_the_mapping_holds_problem_by_problem_on_all_60(facts: dict) -> None:
+    known = facts
     order = problem_order()
     assert len(order) == 60 and sorted(order) == sorted(known), "the mapping must name each public problem once"
     assert conflicts(order, known) == []
@@ -97,10 +99,10 @@ def test_the_mapping_holds_problem_by_problem_on_all_60() -> None:
     assert {("barman", "p14"), ("barman", "p15"), ("tyreworld", "p06"), ("gripper", "prob04")} <= tight
 
 
-def test_other_orders_fail_the_same_check() -> None:
+def test_other_orders_fail_the_same_check(facts: dict) -> None:
     """The check tells orders apart: the domain order guessed from the increments alone (Barman before
     Blocksworld) and Blocksworld in natural order (pddlgym sorts file names as text) both contradict it."""
-    known = facts()
+    known = facts
     right = problem_order()
     by_domain = {d: [k for k in right if k[0] == d] for d in ("gripper", "blocksworld", "barman", "tyreworld")}
     guessed = by_domain["gripper"] + by_domain["barman"] + by_domain["blocksworld"] + by_domain["tyreworld"]

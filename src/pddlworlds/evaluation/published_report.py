@@ -17,6 +17,8 @@ __all__ = ["PLOT_FILE", "published_section", "write_published_plot"]
 PLOT_FILE = "published_progress.png"
 #: Published models whose episodes get a column of their own in the problem table.
 PROBLEM_COLUMNS = ("gpt-4", "claude2")
+#: The run's agents, in colours the published models' gradient does not use.
+RUN_COLOURS = ("#000000", "#d62728", "#ff7f0e", "#e377c2", "#8c564b", "#7f7f7f")
 
 
 def _pct(value: float) -> str:
@@ -107,7 +109,7 @@ def published_section(
         return []
     profile = config.get("profile", "pddlworlds")
     ks = _steps_shown(max_steps)
-    header = ["Model or agent", "", "episodes", "SR %", "PR %", "grounding %", *(f"PR@{k} %" for k in ks)]
+    header = ["Model or agent", "source", "episodes", "SR %", "PR %", "grounding %", *(f"PR@{k} %" for k in ks)]
     if profile != "agentboard":
         published = [row for row in comparison.rows if row.published]
         return [
@@ -165,17 +167,15 @@ def write_published_plot(path: Path, comparison: Comparison) -> None:
 
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     steps = list(range(1, comparison.max_steps + 1))
-    cmap = plt.get_cmap("tab20")
-    shade = 0
-    for row in comparison.rows:
-        if row.curve is None:
-            continue
-        ys = [100 * y for y in row.curve]
-        if row.published:
-            ax.plot(steps, ys, lw=1.1, ls="--", color=cmap(shade % 20), label=label(row))
-            shade += 1
-        else:
-            ax.plot(steps, ys, lw=2.6, marker="o", markersize=3, label=f"{label(row)} (this run)")
+    published = [row for row in comparison.rows if row.published and row.curve is not None]
+    shades = plt.get_cmap("viridis")
+    for i, row in enumerate(published):  # a gradient from the strongest published model to the weakest
+        colour = shades(0.9 * i / max(1, len(published) - 1))
+        ax.plot(steps, [100 * y for y in row.curve], lw=1.1, ls="--", color=colour, label=label(row))
+    ours = [row for row in comparison.rows if not row.published and row.curve is not None]
+    for i, row in enumerate(ours):
+        ax.plot(steps, [100 * y for y in row.curve], lw=2.6, marker="o", markersize=3,
+                color=RUN_COLOURS[i % len(RUN_COLOURS)], label=f"{label(row)} (this run)", zorder=3)
     ax.set_title(f"Progress by step, {len(comparison.problems)} problems pooled")
     ax.set_xlabel("step")
     ax.set_ylabel("progress rate %")
