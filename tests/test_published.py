@@ -194,3 +194,30 @@ def test_viewer_shows_the_published_models_beside_an_episode(agentboard_run: Pat
     assert set(data["published"]["problems"]) == {f"{d}|{p}" for d, ps in PROBLEMS.items() for p in ps}
     page = build_html([read_run(agentboard_run)])
     assert "publishedPanel" in page and json.dumps("barman|p14") in page
+
+
+def test_viewer_panel_in_chromium(agentboard_run: Path, tmp_path: Path) -> None:
+    from pddlworlds.testing.browser import launch, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"browser test skipped: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    page_file = tmp_path / "view.html"
+    page_file.write_text(build_html([read_run(agentboard_run)]))
+    data, _ = page_data([read_run(agentboard_run)], replay=False)
+    ident = next(e["id"] for e in data["episodes"] if (e["domain"], e["problem"]) == ("barman", "p14"))
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{page_file.as_uri()}#ep/{ident}")
+        page.wait_for_selector("#published-table")
+        rows = page.locator("#published-table tr").all_inner_texts()
+        browser.close()
+    assert errors == []
+    assert len(rows) == 13 and rows[1].split("\t") == ["GPT-4", "yes", "1.00", "2: 1.00"]
+    deepseek = next(r for r in rows if r.startswith("DeepSeek-67B"))
+    assert deepseek.endswith("\tnot recorded")
