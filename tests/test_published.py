@@ -83,7 +83,9 @@ def least_denominator(values: list[float]) -> int:
 def test_the_mapping_holds_problem_by_problem_on_all_60(facts: dict) -> None:
     known = facts
     order = problem_order()
-    assert len(order) == 60 and sorted(order) == sorted(known), "the mapping must name each public problem once"
+    assert len(order) == 60 and sorted(order) == sorted(known), (
+        "the mapping must name each public problem once"
+    )
     assert conflicts(order, known) == []
     # The increments pin the goal size itself, not a multiple of it, wherever some model made partial progress.
     raw = published_results()
@@ -93,7 +95,8 @@ def test_the_mapping_holds_problem_by_problem_on_all_60(facts: dict) -> None:
             assert least_denominator(values) == known[key][0], key
     # And the steps are tight: on these problems some model reached the goal in exactly the optimal length.
     tight = {
-        key for i, key in enumerate(order)
+        key
+        for i, key in enumerate(order)
         if any(eps[i].full_progress_step == known[key][1] for eps in raw.values())
     }
     assert {("barman", "p14"), ("barman", "p15"), ("tyreworld", "p06"), ("gripper", "prob04")} <= tight
@@ -104,7 +107,9 @@ def test_other_orders_fail_the_same_check(facts: dict) -> None:
     Blocksworld) and Blocksworld in natural order (pddlgym sorts file names as text) both contradict it."""
     known = facts
     right = problem_order()
-    by_domain = {d: [k for k in right if k[0] == d] for d in ("gripper", "blocksworld", "barman", "tyreworld")}
+    by_domain = {
+        d: [k for k in right if k[0] == d] for d in ("gripper", "blocksworld", "barman", "tyreworld")
+    }
     guessed = by_domain["gripper"] + by_domain["barman"] + by_domain["blocksworld"] + by_domain["tyreworld"]
     natural = sorted(by_domain["blocksworld"], key=lambda k: int(k[1].removeprefix("problem")))
     renumbered = by_domain["gripper"] + natural + by_domain["barman"] + by_domain["tyreworld"]
@@ -124,7 +129,12 @@ def test_pooled_means_are_the_leaderboards() -> None:
 def test_steps_are_ours_and_missing_ones_are_marked() -> None:
     gpt4 = load_model("gpt-4")[0]
     assert (gpt4.domain, gpt4.problem) == ("gripper", "prob01")
-    assert gpt4.rises == ((3, 0.25), (7, 0.5), (11, 0.75), (15, 1.0))  # logged 0-based as (2, .25) ... (14, 1.0)
+    assert gpt4.rises == (
+        (3, 0.25),
+        (7, 0.5),
+        (11, 0.75),
+        (15, 1.0),
+    )  # logged 0-based as (2, .25) ... (14, 1.0)
     assert gpt4.progress_at(6) == 0.25 and gpt4.progress_at(15) == 1.0 and gpt4.full_progress_step == 15
     deepseek = load_model("deepseek-67b")
     assert all(e.rises is None and e.progress_at(30) is None for e in deepseek)
@@ -152,7 +162,9 @@ PROBLEMS = {"blocksworld": ["problem1", "problem2"], "gripper": ["prob01"], "bar
 @pytest.fixture(scope="module")
 def agentboard_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("published") / "run"
-    plan = RunPlan(agents=["expert", "random"], problems=PROBLEMS, seeds=[0], max_steps=30, profile="agentboard")
+    plan = RunPlan(
+        agents=["expert", "random"], problems=PROBLEMS, seeds=[0], max_steps=30, profile="agentboard"
+    )
     run_evaluation(plan, out, progress=False)
     return out
 
@@ -164,7 +176,9 @@ def test_report_sets_an_agentboard_run_beside_the_published_models(agentboard_ru
     gpt4 = pooled(load_model("gpt-4"), [(d, p) for d, ps in PROBLEMS.items() for p in ps])
     row = next(x for x in section.splitlines() if x.startswith("| GPT-4 | published | 4 |"))
     assert f"| {100 * gpt4.success_rate:.1f} | {100 * gpt4.progress_rate:.1f} |" in row
-    assert next(x for x in section.splitlines() if x.startswith("| expert (planner) | this run | 4 | 100.0 | 100.0 |"))
+    assert next(
+        x for x in section.splitlines() if x.startswith("| expert (planner) | this run | 4 | 100.0 | 100.0 |")
+    )
     # GPT-4 failed blocksworld problem1 (index 20) and solved the other three; the planner solved all four.
     assert "solved 1 problem(s) that GPT-4 did not: blocksworld problem1;" in section
     assert (agentboard_run / "published_progress.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -189,8 +203,12 @@ def test_viewer_shows_the_published_models_beside_an_episode(agentboard_run: Pat
     assert [r["model"] for r in rows][:2] == ["GPT-4", "Claude 2"] and len(rows) == 12
     gpt4 = load_model("gpt-4")[43]
     assert (gpt4.domain, gpt4.problem) == ("barman", "p14")
-    assert rows[0] == {"model": "GPT-4", "success": gpt4.success, "progress": gpt4.progress,
-                       "rises": [list(r) for r in gpt4.rises]}
+    assert rows[0] == {
+        "model": "GPT-4",
+        "success": gpt4.success,
+        "progress": gpt4.progress,
+        "rises": [list(r) for r in gpt4.rises],
+    }
     assert set(data["published"]["problems"]) == {f"{d}|{p}" for d, ps in PROBLEMS.items() for p in ps}
     page = build_html([read_run(agentboard_run)])
     assert "publishedPanel" in page and json.dumps("barman|p14") in page

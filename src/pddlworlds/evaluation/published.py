@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..grounding import natural_key
 from ..published import (
     MODELS,
     PUBLISHED_SPLIT,
@@ -21,7 +22,6 @@ from ..published import (
     pooled,
     published_results,
 )
-from ..grounding import natural_key
 from ..records import EpisodeRecord
 from . import metrics as M
 from .agentboard_scores import agentboard_scores
@@ -126,8 +126,13 @@ def compare_with_published(
         scores = agentboard_scores(by_agent[agent])
         rows.append(
             ScoreRow(
-                agent, False, scores.episodes, scores.success_rate, scores.progress_rate,
-                scores.grounding_accuracy, _curve([_record_curve(r, max_steps) for r in by_agent[agent]]),
+                agent,
+                False,
+                scores.episodes,
+                scores.success_rate,
+                scores.progress_rate,
+                scores.grounding_accuracy,
+                _curve([_record_curve(r, max_steps) for r in by_agent[agent]]),
             )
         )
     published = published_results(MODELS)
@@ -136,8 +141,13 @@ def compare_with_published(
         scores = pooled(chosen)
         rows.append(
             ScoreRow(
-                model, True, scores.episodes, scores.success_rate, scores.progress_rate,
-                scores.grounding_accuracy, _published_curve(chosen, max_steps),
+                model,
+                True,
+                scores.episodes,
+                scores.success_rate,
+                scores.progress_rate,
+                scores.grounding_accuracy,
+                _published_curve(chosen, max_steps),
             )
         )
     problem_rows = _problem_rows(problems, records, agents, published)
@@ -145,11 +155,13 @@ def compare_with_published(
     behind: dict[str, list[tuple[str, str]]] = {}
     for agent in agents:
         ahead[agent] = [
-            (p.domain, p.problem) for p in problem_rows
+            (p.domain, p.problem)
+            for p in problem_rows
             if p.solved[agent][0] > 0 and not p.published[REFERENCE_MODEL].success
         ]
         behind[agent] = [
-            (p.domain, p.problem) for p in problem_rows
+            (p.domain, p.problem)
+            for p in problem_rows
             if p.solved[agent][0] == 0 and p.published[REFERENCE_MODEL].success
         ]
     return Comparison(problems, list(agents), rows, problem_rows, ahead, behind, max_steps, left_out)
@@ -179,9 +191,12 @@ def _problem_rows(
             progress[agent] = sum(r.progress for r in mine) / len(mine) if mine else 0.0
         rows.append(
             ProblemRow(
-                domain, problem, optimal.get((domain, problem)),
+                domain,
+                problem,
+                optimal.get((domain, problem)),
                 {model: by_problem[model][(domain, problem)] for model in published},
-                solved, progress,
+                solved,
+                progress,
             )
         )
     return rows

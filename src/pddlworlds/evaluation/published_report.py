@@ -45,8 +45,13 @@ def _score_rows(rows: Sequence[ScoreRow], ks: Sequence[int]) -> list[list[str]]:
         curve = [("–" if row.curve is None else _pct(row.curve[k - 1])) for k in ks]
         out.append(
             [
-                label(row), "published" if row.published else "this run", str(row.episodes),
-                _pct(row.success_rate), _pct(row.progress_rate), _pct(row.grounding_accuracy), *curve,
+                label(row),
+                "published" if row.published else "this run",
+                str(row.episodes),
+                _pct(row.success_rate),
+                _pct(row.progress_rate),
+                _pct(row.grounding_accuracy),
+                *curve,
             ]
         )
     return out
@@ -68,14 +73,21 @@ def _agent_cell(row: ProblemRow, agent: str) -> str:
 
 def _problem_table(comparison: Comparison) -> list[str]:
     header = [
-        "Domain", "Problem", "optimal", *(model_label(m) for m in PROBLEM_COLUMNS),
-        f"published solved (of {len(MODEL_LABELS)})", *(agent_label(a) for a in comparison.agents),
+        "Domain",
+        "Problem",
+        "optimal",
+        *(model_label(m) for m in PROBLEM_COLUMNS),
+        f"published solved (of {len(MODEL_LABELS)})",
+        *(agent_label(a) for a in comparison.agents),
     ]
     rows = [
         [
-            row.domain, row.problem, "–" if row.optimal is None else str(row.optimal),
+            row.domain,
+            row.problem,
+            "–" if row.optimal is None else str(row.optimal),
             *(_published_cell(row.published[m]) for m in PROBLEM_COLUMNS),
-            str(row.published_solved), *(_agent_cell(row, a) for a in comparison.agents),
+            str(row.published_solved),
+            *(_agent_cell(row, a) for a in comparison.agents),
         ]
         for row in comparison.problem_rows
     ]
@@ -96,7 +108,10 @@ def _scope_words(comparison: Comparison) -> str:
 
 
 def published_section(
-    config: dict[str, Any], lines: Sequence[dict[str, Any]], agents: Sequence[str], max_steps: int,
+    config: dict[str, Any],
+    lines: Sequence[dict[str, Any]],
+    agents: Sequence[str],
+    max_steps: int,
     out: Path | None,
 ) -> list[str]:
     """The section's markdown lines (none when the run played no problem of the published 60); writes
@@ -109,16 +124,26 @@ def published_section(
         return []
     profile = config.get("profile", "pddlworlds")
     ks = _steps_shown(max_steps)
-    header = ["Model or agent", "source", "episodes", "SR %", "PR %", "grounding %", *(f"PR@{k} %" for k in ks)]
+    header = [
+        "Model or agent",
+        "source",
+        "episodes",
+        "SR %",
+        "PR %",
+        "grounding %",
+        *(f"PR@{k} %" for k in ks),
+    ]
     if profile != "agentboard":
         published = [row for row in comparison.rows if row.published]
         return [
             "## The models AgentBoard published (not comparable with this run)",
             "",
-            f"This run played under the `{profile}` profile: its feedback and its progress (which credits goal "
-            "conditions already true at reset) differ from AgentBoard's, so its numbers are **not comparable** "
-            "with these and are not set beside them. Run the same problems with `--profile agentboard` to "
-            f"compare. Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way over {_scope_words(comparison)}.",
+            (
+                f"This run played under the `{profile}` profile: its feedback and its progress (which credits goal "
+                "conditions already true at reset) differ from AgentBoard's, so its numbers are **not comparable** "
+                "with these and are not set beside them. Run the same problems with `--profile agentboard` to "
+                f"compare. Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way over {_scope_words(comparison)}."
+            ),
             "",
             *_table(header, _score_rows(published, ks)),
             "",
@@ -126,10 +151,12 @@ def published_section(
     md = [
         "## Beside the models AgentBoard published",
         "",
-        f"Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way (means over episodes, every domain together) "
-        f"over {_scope_words(comparison)}. Their agent, prompts and models are theirs: the numbers place this "
-        "run, they are not a target. Grounding: valid steps over steps. PR@k: progress after k steps; "
-        "DeepSeek-67B's file does not record the steps (–).",
+        (
+            f"Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way (means over episodes, every domain together) "
+            f"over {_scope_words(comparison)}. Their agent, prompts and models are theirs: the numbers place this "
+            "run, they are not a target. Grounding: valid steps over steps. PR@k: progress after k steps; "
+            "DeepSeek-67B's file does not record the steps (–)."
+        ),
         "",
         *_table(header, _score_rows(comparison.rows, ks)),
         "",
@@ -147,9 +174,11 @@ def published_section(
         )
     md += [
         "",
-        f"A published cell: yes (the step at which every goal condition held), or no and the progress "
-        f"reached. A cell of this run: solved episodes over episodes when the problem was played more than "
-        "once, and the mean progress.",
+        (
+            "A published cell: yes (the step at which every goal condition held), or no and the progress "
+            "reached. A cell of this run: solved episodes over episodes when the problem was played more than "
+            "once, and the mean progress."
+        ),
         "",
         *_problem_table(comparison),
         "",
@@ -174,8 +203,16 @@ def write_published_plot(path: Path, comparison: Comparison) -> None:
         ax.plot(steps, [100 * y for y in row.curve], lw=1.1, ls="--", color=colour, label=label(row))
     ours = [row for row in comparison.rows if not row.published and row.curve is not None]
     for i, row in enumerate(ours):
-        ax.plot(steps, [100 * y for y in row.curve], lw=2.6, marker="o", markersize=3,
-                color=RUN_COLOURS[i % len(RUN_COLOURS)], label=f"{label(row)} (this run)", zorder=3)
+        ax.plot(
+            steps,
+            [100 * y for y in row.curve],
+            lw=2.6,
+            marker="o",
+            markersize=3,
+            color=RUN_COLOURS[i % len(RUN_COLOURS)],
+            label=f"{label(row)} (this run)",
+            zorder=3,
+        )
     ax.set_title(f"Progress by step, {len(comparison.problems)} problems pooled")
     ax.set_xlabel("step")
     ax.set_ylabel("progress rate %")

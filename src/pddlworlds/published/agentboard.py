@@ -39,7 +39,7 @@ __all__ = [
 PUBLISHED_SPLIT = "agentboard"
 
 PUBLISHED_SOURCE = (
-    "AgentBoard (Ma et al., 2024, \"AgentBoard: An Analytical Evaluation Board of Multi-turn LLM Agents\"), "
+    'AgentBoard (Ma et al., 2024, "AgentBoard: An Analytical Evaluation Board of Multi-turn LLM Agents"), '
     "per-episode results of its leaderboard (hkust-nlp/hkust-nlp.github.io, "
     "agentboard/data/baseline_results/<model>/pddl.txt, commit 5d72338): AgentBoard's Act-style agent with "
     "its own prompts and one example, 30 steps, temperature 0"
@@ -127,7 +127,9 @@ def problem_order() -> list[tuple[str, str]]:
     order = []
     for number, row in enumerate(rows):
         if int(row["index"]) != number:
-            raise PublishedError(f"{_DATA}/index.csv, row {number + 2}: index {row['index']}, expected {number}")
+            raise PublishedError(
+                f"{_DATA}/index.csv, row {number + 2}: index {row['index']}, expected {number}"
+            )
         order.append((row["domain"], row["problem"]))
     return order
 
@@ -140,7 +142,9 @@ def _rises(text: str, where: str) -> tuple[tuple[int, float], ...]:
         raise PublishedError(f"{where}: score_state {text[:60]!r} is not a list of (step, progress)") from exc
 
 
-def parse_results(text: str, model: str, order: Sequence[tuple[str, str]], source: str = "") -> list[PublishedEpisode]:
+def parse_results(
+    text: str, model: str, order: Sequence[tuple[str, str]], source: str = ""
+) -> list[PublishedEpisode]:
     """The episodes of one file's text. A file that logs no rise at all although some episode made
     progress did not record its steps (DeepSeek-67B's): its episodes get `rises=None`."""
     where = source or model
