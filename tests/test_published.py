@@ -209,6 +209,16 @@ def test_report_sets_an_agentboard_run_beside_the_published_models(agentboard_ru
     assert "yes (step 2)" in problem_row
 
 
+def test_report_warns_of_another_step_budget(agentboard_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(agentboard_run, out)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "max_steps": 20}))
+    text = write_report(out, plots=False).read_text()
+    assert "**This run's step budget is 20, theirs was 30**" in text and "| PR@20 % |" in text
+    assert "step budget is 30" not in write_report(agentboard_run, plots=False).read_text()
+
+
 def test_report_of_another_profile_keeps_them_apart(tmp_path: Path) -> None:
     out = tmp_path / "run"
     shutil.copytree(FIXTURE_RUN, out)

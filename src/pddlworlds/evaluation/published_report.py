@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..published import MODEL_LABELS, PUBLISHED_SOURCE, PUBLISHED_SPLIT, PublishedEpisode, model_label
+from ..published import (
+    MODEL_LABELS,
+    PUBLISHED_SOURCE,
+    PUBLISHED_SPLIT,
+    PUBLISHED_STEPS,
+    PublishedEpisode,
+    model_label,
+)
 from .metrics import PROGRESS_STEPS
 from .paper import agent_label
 from .published import REFERENCE_MODEL, Comparison, ProblemRow, ScoreRow, compare_with_published, label
@@ -107,6 +114,16 @@ def _scope_words(comparison: Comparison) -> str:
     return scope
 
 
+def _budget_words(max_steps: int) -> str:
+    """A warning when the run's step budget is not the published runs' 30 steps."""
+    if max_steps == PUBLISHED_STEPS:
+        return ""
+    return (
+        f" **This run's step budget is {max_steps}, theirs was {PUBLISHED_STEPS}**: SR and PR are not measured "
+        f"alike; compare PR@k for k up to {min(max_steps, PUBLISHED_STEPS)}."
+    )
+
+
 def published_section(
     config: dict[str, Any],
     lines: Sequence[dict[str, Any]],
@@ -155,7 +172,7 @@ def published_section(
             f"Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way (means over episodes, every domain together) "
             f"over {_scope_words(comparison)}. Their agent, prompts and models are theirs: the numbers place this "
             "run, they are not a target. Grounding: valid steps over steps. PR@k: progress after k steps; "
-            "DeepSeek-67B's file does not record the steps (–)."
+            "DeepSeek-67B's file does not record the steps (–)." + _budget_words(max_steps)
         ),
         "",
         *_table(header, _score_rows(comparison.rows, ks)),

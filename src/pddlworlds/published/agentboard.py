@@ -24,6 +24,7 @@ __all__ = [
     "MODEL_LABELS",
     "PUBLISHED_SOURCE",
     "PUBLISHED_SPLIT",
+    "PUBLISHED_STEPS",
     "PublishedEpisode",
     "PublishedError",
     "PublishedScores",
@@ -35,8 +36,9 @@ __all__ = [
     "published_results",
 ]
 
-#: The split whose 60 problems the published episodes were played on.
+#: The split whose 60 problems the published episodes were played on, and their step budget.
 PUBLISHED_SPLIT = "agentboard"
+PUBLISHED_STEPS = 30
 
 PUBLISHED_SOURCE = (
     'AgentBoard (Ma et al., 2024, "AgentBoard: An Analytical Evaluation Board of Multi-turn LLM Agents"), '
