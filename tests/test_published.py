@@ -147,6 +147,17 @@ def test_pooled_means_are_the_leaderboards() -> None:
         scores = pooled(results[model])
         assert scores.episodes == 60
         assert (round(100 * scores.success_rate, 1), round(100 * scores.progress_rate, 1)) == (sr, pr), model
+    # One domain's problems (docs/agentboard.md's per-domain columns): GPT-4 on Blocksworld and Barman.
+    for domain, expected in (("blocksworld", (50.0, 75.0)), ("barman", (75.0, 82.5))):
+        scores = pooled(results["gpt-4"], [k for k in problem_order() if k[0] == domain])
+        assert (
+            scores.episodes,
+            round(100 * scores.success_rate, 1),
+            round(100 * scores.progress_rate, 1),
+        ) == (
+            10 if domain == "blocksworld" else 20,
+            *expected,
+        )
 
 
 def test_steps_are_ours_and_missing_ones_are_marked() -> None:
