@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import domains
+from pddlworlds.artefacts.plans import optimal_lengths
 from pddlworlds.evaluation import RunPlan, run_evaluation
 from pddlworlds.evaluation.report import write_report
-from pddlworlds.plans import optimal_lengths
 from pddlworlds.published import (
     MODELS,
     PublishedError,
@@ -25,6 +24,7 @@ from pddlworlds.published import (
     published_results,
 )
 from pddlworlds.viewer import build_html, page_data, read_run
+from pddlworlds.worlds.catalogue import domains
 
 FIXTURE_RUN = Path(__file__).parent / "fixtures" / "eval_run"
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..grounding import natural_key
 from ..published import (
     MODELS,
     PUBLISHED_SPLIT,
@@ -23,6 +22,7 @@ from ..published import (
     published_results,
 )
 from ..records import EpisodeRecord
+from ..worlds.grounding import natural_key
 from . import metrics as M
 from .agentboard_scores import agentboard_scores
 from .paper import agent_label

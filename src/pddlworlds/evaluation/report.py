@@ -391,7 +391,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
 
     kept = [line for line in lines if not is_errored(line)]
     md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
-    from .impossible import impossible_section
+    from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"
