@@ -387,6 +387,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         ]
     if config.get("profile") == "agentboard":
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .published_report import published_section
+
+    kept = [line for line in lines if not is_errored(line)]
+    md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
     from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
