@@ -19,11 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LLAMA_CPP_PYTHON_SAMPLING", "ServerTraits", "probe_server"]
+__all__ = ["LLAMA_CPP_PYTHON_SAMPLING", "SERVED_IDENTITY", "ServerTraits", "probe_server"]
 
 #: The in-process backend's sampler, in the fields llama-cpp-python's server reads.
 LLAMA_CPP_PYTHON_SAMPLING = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}
 _SERVED_INFO = "/pddlworlds/model"
+#: What of `pddlworlds serve`'s description joins a run's configuration (compared on resume): what decides
+#: the replies, not how the server runs (its context size, its name).
+SERVED_IDENTITY = ("model_id", "model_sha256", "prompt_format", "in_context_example")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .base import Completion, LLMServiceError, LLMUnavailableError, Message
-from .dialects import ServerTraits, probe_server
+from .dialects import SERVED_IDENTITY, ServerTraits, probe_server
 
 __all__ = ["OpenAICompatibleLLM", "from_spec", "label"]
 
@@ -96,10 +96,10 @@ class OpenAICompatibleLLM:
 
     def describe(self) -> dict[str, Any]:
         """What identifies this model in a run's configuration (never the key); from `pddlworlds serve`
-        also what it serves (model id and digest, prompt format, context size)."""
+        also what it serves (model id and digest, prompt format, whether it sees the example)."""
         entry = {"model": self._model, "base_url": self.base_url, "token_counting": self.token_counting}
         served = self.server_traits().served
-        return {**entry, "served": served} if served else entry
+        return {**entry, "served": {k: served.get(k) for k in SERVED_IDENTITY}} if served else entry
 
     @property
     def in_context_example(self) -> bool:
