@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import pddlworlds
-from pddlworlds.llm import EmbeddedLLM, LLMServiceError, Message, OpenAICompatibleLLM
+from pddlworlds.llm import EmbeddedLLM, Message, OpenAICompatibleLLM
 
 pytest.importorskip("fastapi", reason="pddlworlds serve needs the server extra (scripts/setup.sh installs it)")
 pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")

