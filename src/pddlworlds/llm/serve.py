@@ -84,7 +84,7 @@ def served_info(llm: EmbeddedLLM, name: str) -> dict[str, Any]:
         "model_id": llm.model_id,
         "model_sha256": llm.model_sha256,
         "prompt_format": llm.prompt_format,
-        "n_ctx": llm.n_ctx,
+        "n_ctx": int(llm.llama.n_ctx()),  # llama.cpp rounds the size asked for up to a multiple of 256
         "in_context_example": llm.in_context_example,
     }
 
