@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pddlworlds
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.listing import problem_rows
 from pddlworlds.tables import Column, print_rows
 
