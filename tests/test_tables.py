@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pddlworlds
-from pddlworlds.worlds.catalogue import domains
 from pddlworlds.listing import problem_rows
 from pddlworlds.tables import Column, print_rows
+from pddlworlds.worlds.catalogue import domains
 
 FIXTURE_RUN = Path(__file__).parent / "fixtures" / "eval_run"
 

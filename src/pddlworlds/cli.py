@@ -14,15 +14,15 @@ import argparse
 import sys
 import warnings
 
-from .worlds.catalogue import DEFAULT_SPLIT, get_domain
 from .evaluation.cli import add_parsers as add_eval_parsers
 from .insights.cli import add_parsers as add_insight_parsers
 from .llm.cli import add_parsers as add_serve_parsers
-from .worlds.pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
 from .tables import add_format_option
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
+from .worlds.catalogue import DEFAULT_SPLIT, get_domain
+from .worlds.pddl import PDDLError, PDDLNormalisationWarning
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
-from .worlds.catalogue import domains, get_domain
-from .worlds.grounding import ground
 from .artefacts.plans import optimal_lengths
 from .artefacts.proofs import solvable_text
+from .worlds.catalogue import domains, get_domain
+from .worlds.grounding import ground
 
 __all__ = ["ProblemRow", "problem_rows"]
 
