@@ -283,7 +283,13 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
             if run.lines:
                 write_report(run.out)
     path = write_trials_report(args.out, memory)
-    print(path.read_text(), end="")
+    if getattr(args, "format", "table") == "table":
+        print(path.read_text(), end="")
+    else:  # the rows `trial_rows` gives, for programs
+        from ..tables import Column, print_rows
+
+        rows = trial_rows(args.out, memory)
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], args.format)
     if not result.complete:
         print(
             f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",

@@ -62,8 +62,8 @@ class LLMUnavailableError(RuntimeError):
 
 class LLMServiceError(RuntimeError):
     """A call failed for a reason outside the agent's control, after the backend's retries: the endpoint
-    answered 429 or 5xx to the end, rejected the request (4xx), sent no usable reply (invalid JSON, no
-    choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
+    answered 429 or 5xx to the end, rejected the request (4xx; a prompt over its context among them), sent
+    no usable reply (invalid JSON, no choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
     fault (left out of the scores, re-run on resume), never as an invalid agent action.
 
     `kind` is one of `SERVICE_ERROR_KINDS`; `attempts` the HTTP attempts the call made.
@@ -85,6 +85,7 @@ SERVICE_ERROR_KINDS = (
     "rate_limited",  # HTTP 429 through every retry
     "server_error",  # HTTP 5xx through every retry
     "rejected",  # another HTTP 4xx (bad request, bad key, unknown model): not retried
+    "context_length",  # HTTP 400: the prompt does not fit the server's context (not retried)
     "invalid_reply",  # a 200 whose body is not a chat completion (not JSON, an error object)
     "no_choices",  # a 200 with an empty `choices` list
     "timeout",  # no answer within --request-timeout, through every retry

@@ -178,6 +178,12 @@ class EmbeddedLLM:
         return self._model_id
 
     @property
+    def llama(self) -> Any:
+        """The loaded `llama_cpp.Llama`, shared by every EmbeddedLLM of the same settings in this process
+        (`pddlworlds serve` hands it to llama-cpp-python's server, which takes its own lock)."""
+        return self._llama
+
+    @property
     def in_context_example(self) -> bool:
         """Whether the agents should show this model their in-context example: not with an adapter, since
         `pddlworlds train` trains on the prompts without it (the agents record which profile ran)."""
