@@ -242,6 +242,22 @@ class EmbeddedLLM:
             self._llama.reset()
             self._states.clear()
 
+    def next_token_logits(self, messages: Sequence[Message], reply: str = "", k: int = 5) -> list[tuple[str, float]]:
+        """The `k` likeliest tokens to follow the prompt and the start of a reply, with their logits,
+        evaluated from an empty cache in one pass (to report how near a tie between two replies was)."""
+        import llama_cpp
+        import numpy as np
+
+        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        with self._lock:
+            tokens = self._llama.tokenize((prompt + reply).encode("utf-8"), add_bos=True, special=True)
+            self._llama.reset()
+            self._llama.eval(tokens)
+            n_vocab = self._llama.n_vocab()
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._llama.ctx, -1), shape=(n_vocab,))
+            best = np.argsort(logits)[::-1][:k]
+            return [(self._llama.detokenize([int(t)]).decode("utf-8", "replace"), float(logits[t])) for t in best]
+
     def chat(
         self,
         messages: Sequence[Message],
