@@ -242,6 +242,12 @@ class EmbeddedLLM:
             self._llama.reset()
             self._states.clear()
 
+    @staticmethod
+    def _first_token_probe(callback: Callable[..., bool]) -> Any:
+        import llama_cpp
+
+        return llama_cpp.StoppingCriteriaList([callback])
+
     def next_token_logits(self, messages: Sequence[Message], reply: str = "", k: int = 5) -> list[tuple[str, float]]:
         """The `k` likeliest tokens to follow the prompt and the start of a reply, with their logits,
         evaluated from an empty cache in one pass (to report how near a tie between two replies was)."""
@@ -298,7 +304,7 @@ class EmbeddedLLM:
                     repeat_penalty=1.0,
                     stop=list(stop),
                     seed=self.seed,
-                    stopping_criteria=[note_first_token],
+                    stopping_criteria=self._first_token_probe(note_first_token),
                 )
             except (RuntimeError, ValueError) as exc:  # llama_decode failure, context overflow
                 self._llama.reset()  # the KV cache may be half-written
