@@ -207,11 +207,12 @@ def _agent_stats(key: str, record: Any, elapsed: float) -> dict[str, float]:
     steps = max(1, record.steps)
     calls = [c for s in record.trajectory for c in s.calls]
     step_s = [sum(c.latency_s for c in s.calls) for s in record.trajectory]
+    model_s = max(1e-9, sum(c.latency_s for c in calls))
     out = {
         f"{key}_s_per_step": elapsed / steps,
         f"{key}_model_s_per_step_median": statistics.median(step_s) if step_s else 0.0,
         f"{key}_mean_prompt_tokens": sum(s.total_prompt_tokens for s in record.trajectory) / steps,
-        f"{key}_generated_tok_s": sum(c.completion_tokens for c in calls) / max(1e-9, sum(c.latency_s for c in calls)),
+        f"{key}_generated_tok_s": sum(c.completion_tokens for c in calls) / model_s,
         f"{key}_prompt_eval_s_per_step": sum(c.prompt_eval_s or 0.0 for c in calls) / steps,
         f"{key}_generation_s_per_step": sum(c.generation_s or 0.0 for c in calls) / steps,
     }
@@ -221,7 +222,8 @@ def _agent_stats(key: str, record: Any, elapsed: float) -> dict[str, float]:
         if prompt:
             out[f"{key}_{kind}_calls"] = len(chosen)
             out[f"{key}_{kind}_cached_share"] = sum(c.cached_tokens for c in chosen) / prompt
-            out[f"{key}_{kind}_prompt_eval_s_per_call"] = sum(c.prompt_eval_s or 0.0 for c in chosen) / len(chosen)
+            eval_s = sum(c.prompt_eval_s or 0.0 for c in chosen)
+            out[f"{key}_{kind}_prompt_eval_s_per_call"] = eval_s / len(chosen)
     return out
 
 
@@ -268,14 +270,15 @@ def bench_prompt_states(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
     evicting = llm.chat(other, max_tokens=1)
     back = llm.chat(first, max_tokens=1)
     states = getattr(llm, "prompt_states", None)
+    saved = states.bytes if states is not None else 0
     return {
         "states_prompt_tokens": cold.prompt_tokens,
         "states_cold_eval_s": cold.prompt_eval_s or cold.latency_s,
         "states_evicting_call_s": evicting.latency_s,
         "states_back_eval_s": back.prompt_eval_s or back.latency_s,
         "states_back_cached_tokens": back.cached_tokens or 0,
-        "states_saved_bytes": states.bytes if states is not None else 0,
-        "states_saved_bytes_per_token": (states.bytes / max(1, 2 * cold.prompt_tokens)) if states is not None else 0,
+        "states_saved_bytes": saved,
+        "states_saved_bytes_per_token": saved / max(1, 2 * cold.prompt_tokens),  # both prompts are saved
     }
 
 
@@ -333,7 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}"
     )
     parser.add_argument("--agent-steps", type=int, default=10, help="steps per agent episode (agents section)")
-    parser.add_argument("--domains", default="", help="comma-separated domains of the agents section (default: all)")
+    parser.add_argument("--domains", default="", help="domains of the agents section (default: all)")
     parser.add_argument(
         "--prompt-cache-mb",
         type=float,

@@ -124,7 +124,9 @@ def test_recorded_prompts_give_the_same_greedy_replies(embedded: EmbeddedLLM) ->
             shared += 1
         messages = [Message(role, content) for role, content in call["messages"]]
         top = embedded.next_token_logits(messages, ref.text[:shared], k=3)
-        flips.append({"agent": call["agent"], "at": shared, "reference": ref.text, "cached": got.text, "top": top})
+        flips.append(
+            {"agent": call["agent"], "at": shared, "reference": ref.text, "cached": got.text, "top": top}
+        )
     for flip in flips:
         warnings.warn(f"near-tie flipped by the cache: {json.dumps(flip)}", stacklevel=1)
         assert flip["top"][0][1] - flip["top"][1][1] < NEAR_TIE, flip  # a real difference, not a near-tie

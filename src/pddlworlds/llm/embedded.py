@@ -24,8 +24,8 @@ __all__ = [
     "DEFAULT_ADAPTER",
     "DEFAULT_CACHE_BYTES",
     "DEFAULT_MODEL_ID",
-    "PROMPT_CACHE_ENV",
     "NO_ADAPTER",
+    "PROMPT_CACHE_ENV",
     "SHIPPED_ADAPTER",
     "EmbeddedLLM",
     "default_model_path",
@@ -248,7 +248,9 @@ class EmbeddedLLM:
 
         return llama_cpp.StoppingCriteriaList([callback])
 
-    def next_token_logits(self, messages: Sequence[Message], reply: str = "", k: int = 5) -> list[tuple[str, float]]:
+    def next_token_logits(
+        self, messages: Sequence[Message], reply: str = "", k: int = 5
+    ) -> list[tuple[str, float]]:
         """The `k` likeliest tokens to follow the prompt and the start of a reply, with their logits,
         evaluated from an empty cache in one pass (to report how near a tie between two replies was)."""
         import llama_cpp
@@ -260,9 +262,11 @@ class EmbeddedLLM:
             self._llama.reset()
             self._llama.eval(tokens)
             n_vocab = self._llama.n_vocab()
-            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._llama.ctx, -1), shape=(n_vocab,))
+            last = llama_cpp.llama_get_logits_ith(self._llama.ctx, -1)
+            logits = np.ctypeslib.as_array(last, shape=(n_vocab,))
             best = np.argsort(logits)[::-1][:k]
-            return [(self._llama.detokenize([int(t)]).decode("utf-8", "replace"), float(logits[t])) for t in best]
+            words = [self._llama.detokenize([int(t)]).decode("utf-8", "replace") for t in best]
+            return [(word, float(logits[t])) for word, t in zip(words, best, strict=True)]
 
     def chat(
         self,
@@ -316,7 +320,9 @@ class EmbeddedLLM:
         text = str(result["choices"][0]["text"])
         completion_tokens = int(result["usage"]["completion_tokens"])
         if not text.strip():
-            return Completion("", len(tokens), completion_tokens, end - start, "empty completion", text, **timing)
+            return Completion(
+                "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing
+            )
         return Completion(text, len(tokens), completion_tokens, end - start, **timing)
 
 
@@ -351,7 +357,8 @@ def from_spec(spec: Any) -> EmbeddedLLM:
     """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf|none`; default the
     shipped adapter on the default model), with the run's thread count."""
     lora = SHIPPED_ADAPTER if spec.lora is None else spec.lora
-    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=lora, prompt_cache_bytes=prompt_cache_budget())
+    budget = prompt_cache_budget()
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=lora, prompt_cache_bytes=budget)
 
 
 def prompt_cache_budget() -> int:
@@ -362,7 +369,7 @@ def prompt_cache_budget() -> int:
     try:
         mib = float(value)
     except ValueError:
-        raise ValueError(f"{PROMPT_CACHE_ENV}={value!r}: expected a number of MiB (0 turns the cache off)") from None
+        raise ValueError(f"{PROMPT_CACHE_ENV}={value!r}: expected a number of MiB (0: none)") from None
     if mib < 0:
         raise ValueError(f"{PROMPT_CACHE_ENV}={value!r}: expected a number of MiB >= 0")
     return int(mib * 1024 * 1024)

@@ -101,7 +101,9 @@ class PromptStates:
 
     def _covered(self, live: np.ndarray) -> bool:
         """Whether a saved state already holds `live` but for fewer than `min_tokens` at its end."""
-        return any(len(live) - common_prefix(e.tokens, live) < self.min_tokens for e in self._entries.values())
+        return any(
+            len(live) - common_prefix(e.tokens, live) < self.min_tokens for e in self._entries.values()
+        )
 
     def _save(self, llama: Any, live: np.ndarray) -> bool:
         import llama_cpp
