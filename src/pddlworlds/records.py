@@ -28,6 +28,9 @@ class LLMCall:
     raw_output: str
     error: str | None = None
     raw_output_length: int | None = None  # the reply's length when the stored raw_output was cut
+    cached_tokens: int | None = None  # prompt tokens the backend took from its cache (None: not known)
+    prompt_eval_s: float | None = None  # latency up to the first generated token (None: not known)
+    generation_s: float | None = None  # the rest of the latency
 
 
 @dataclass

@@ -26,7 +26,9 @@ class Message:
 class Completion:
     """A backend's answer. ``error`` is set (and ``text`` is "") for failed or unusable replies.
 
-    ``raw`` keeps the unparsed reply when it was unusable, for debugging records.
+    ``raw`` keeps the unparsed reply when it was unusable, for debugging records. Backends that know it
+    say how many prompt tokens came from their cache and split the latency into prompt evaluation (up
+    to the first token) and generation; None where they do not.
     """
 
     text: str
@@ -35,6 +37,9 @@ class Completion:
     latency_s: float
     error: str | None = None
     raw: str | None = None
+    cached_tokens: int | None = None
+    prompt_eval_s: float | None = None
+    generation_s: float | None = None
 
 
 @runtime_checkable
