@@ -1,7 +1,8 @@
 """A LoRA adapter file checked before llama.cpp sees it: llama.cpp trusts the file and crashes on a bad one.
 
 What is checked, in order, each failure a one-line `AdapterError` naming the file and what is wrong: the file
-is not empty and starts with the GGUF magic; its header and tensor table read (the `gguf` package's reader);
+is not empty and starts with the GGUF magic; its header and tensor table read (`gguf_header`, which checks
+every length against the file's size);
 `general.type` is "adapter" (a base model GGUF says "model") and `adapter.type` "lora" with a finite
 positive `adapter.lora.alpha`; `general.architecture` is the base model's; every tensor is a `.lora_a` /
 `.lora_b` of a tensor the base model has, in f16 or f32, A of shape [in, rank] and B of [rank, out] (ggml
@@ -20,9 +21,9 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from ..files import file_sha256
+from .gguf_header import GGUFHeader, GGUFHeaderError, read_header
 
 __all__ = ["AdapterError", "card_sha256", "check_adapter"]
 
@@ -35,50 +36,29 @@ class AdapterError(ValueError):
     """An adapter file llama.cpp must not be given; the message names the file and what is wrong."""
 
 
-def _gguf() -> Any:
+#: The tensor types an adapter may have (`training/gguf_adapter.py` writes f16, or f32 on request).
+ADAPTER_TYPES = {"f16", "f32"}
+
+
+def _read(path: Path, what: str) -> GGUFHeader:
     try:
-        import gguf
-    except ImportError as exc:
-        raise ImportError("checking a LoRA adapter needs the gguf package: pip install 'pddlworlds[llm]'") from exc
-    return gguf
+        return read_header(path)
+    except GGUFHeaderError as exc:
+        raise AdapterError(f"{path}: not a readable GGUF {what} ({exc})") from None
+    except OSError as exc:
+        raise AdapterError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
 
 
-def _read(path: Path, what: str) -> Any:
-    try:
-        return _gguf().GGUFReader(path, "r")
-    except ImportError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the reader fails in many ways on a damaged file; each is one error
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise AdapterError(f"{path}: not a readable GGUF {what} ({detail})") from None
-
-
-def _string(reader: Any, key: str) -> str | None:
-    field = reader.fields.get(key)
-    if field is None or not field.data:
-        return None
-    try:
-        return bytes(field.parts[field.data[0]]).decode("utf-8")
-    except (UnicodeDecodeError, IndexError, TypeError):
-        return None
-
-
-def _number(reader: Any, key: str) -> float | None:
-    field = reader.fields.get(key)
-    if field is None or not field.data:
-        return None
-    try:
-        return float(field.parts[field.data[0]][0])
-    except (IndexError, TypeError, ValueError):
-        return None
+def _text(header: GGUFHeader, key: str) -> str | None:
+    value = header.metadata.get(key)
+    return value if isinstance(value, str) else None
 
 
 @functools.lru_cache(maxsize=4)
 def _base_model(path: str, size: int, mtime_ns: int) -> tuple[str | None, dict[str, tuple[int, ...]]]:
     """(architecture, tensor name -> ggml shape) of a base model GGUF (cached by path, size and time)."""
-    reader = _read(Path(path), "model")
-    shapes = {t.name: tuple(int(x) for x in t.shape) for t in reader.tensors}
-    return _string(reader, "general.architecture"), shapes
+    header = _read(Path(path), "model")
+    return _text(header, "general.architecture"), {t.name: t.shape for t in header.tensors}
 
 
 def card_sha256(adapter: Path) -> str | None:
@@ -90,13 +70,11 @@ def card_sha256(adapter: Path) -> str | None:
     return found.group(1).lower() if found else None
 
 
-def _check_tensors(path: Path, reader: Any, base_shapes: dict[str, tuple[int, ...]], base: Path) -> None:
-    gguf = _gguf()
-    allowed = {gguf.GGMLQuantizationType.F16: "f16", gguf.GGMLQuantizationType.F32: "f32"}
-    if not reader.tensors:
+def _check_tensors(path: Path, header: GGUFHeader, base_shapes: dict[str, tuple[int, ...]], base: Path) -> None:
+    if not header.tensors:
         raise AdapterError(f"{path}: the adapter has no tensors")
     ranks: dict[str, dict[str, int]] = {}
-    for tensor in reader.tensors:
+    for tensor in header.tensors:
         name = tensor.name
         match = _TENSOR.match(name)
         if not match:
@@ -104,10 +82,9 @@ def _check_tensors(path: Path, reader: Any, base_shapes: dict[str, tuple[int, ..
         target, side = match.group(1), match.group(2)
         if target not in base_shapes:
             raise AdapterError(f"{path}: tensor {name!r} adapts {target!r}, which the base model {base.name} lacks")
-        if tensor.tensor_type not in allowed:
-            kind = getattr(tensor.tensor_type, "name", tensor.tensor_type)
-            raise AdapterError(f"{path}: tensor {name!r} is {kind}; an adapter's tensors are f16 or f32")
-        shape = tuple(int(x) for x in tensor.shape)
+        if tensor.type_name not in ADAPTER_TYPES:
+            raise AdapterError(f"{path}: tensor {name!r} is {tensor.type_name}; an adapter's tensors are f16 or f32")
+        shape = tensor.shape
         n_in, n_out = base_shapes[target][:2]
         if len(shape) != 2 or (side == "a" and shape[0] != n_in) or (side == "b" and shape[1] != n_out):
             want = f"[{n_in}, rank]" if side == "a" else f"[rank, {n_out}]"
@@ -127,15 +104,16 @@ def _check_tensors(path: Path, reader: Any, base_shapes: dict[str, tuple[int, ..
             raise AdapterError(f"{path}: {target} has lora_a of rank {pair['a']} but lora_b of rank {pair['b']}")
 
 
-def _check_extent(path: Path, reader: Any, size: int) -> None:
-    end = 0
-    for tensor in reader.tensors:
-        start, length = int(tensor.data_offset), int(tensor.n_bytes)
-        if start < 0 or start + length > size:
-            raise AdapterError(f"{path}: tensor {tensor.name!r}'s data lies past the end of the file (truncated?)")
+def _check_extent(path: Path, header: GGUFHeader, size: int) -> None:
+    end = header.data_start
+    for tensor in header.tensors:
+        start, length = tensor.offset, tensor.n_bytes or 0
+        if start % header.alignment:
+            raise AdapterError(f"{path}: tensor {tensor.name!r}'s data offset {start} is not aligned")
+        if start + length > size:
+            raise AdapterError(f"{path}: the data of tensor {tensor.name!r} lies past the end of the file (truncated?)")
         end = max(end, start + length)
-    alignment = int(getattr(reader, "alignment", 32) or 32)
-    padded = -(-end // alignment) * alignment
+    padded = -(-end // header.alignment) * header.alignment
     if not end <= size <= padded:
         raise AdapterError(
             f"{path}: the file is {size} bytes but its header declares data up to byte {end} "
@@ -157,22 +135,22 @@ def check_adapter(adapter: str | os.PathLike[str], base_model: str | os.PathLike
         head = handle.read(4)
     if head != _MAGIC:
         raise AdapterError(f"{path}: not a GGUF file (it starts with {head!r}; a llama.cpp adapter starts with GGUF)")
-    reader = _read(path, "file")
-    kind = _string(reader, "general.type")
+    header = _read(path, "file")
+    kind = _text(header, "general.type")
     if kind != "adapter":
         hint = " (a model, not an adapter: give it to --llm embedded:PATH)" if kind == "model" else ""
         raise AdapterError(f"{path}: general.type is {kind!r}, an adapter's is 'adapter'{hint}")
-    if (lora := _string(reader, "adapter.type")) != "lora":
+    if (lora := _text(header, "adapter.type")) != "lora":
         raise AdapterError(f"{path}: adapter.type is {lora!r}; only 'lora' adapters are supported")
-    alpha = _number(reader, "adapter.lora.alpha")
-    if alpha is not None and not (math.isfinite(alpha) and alpha > 0):
+    alpha = header.metadata.get("adapter.lora.alpha")
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not (math.isfinite(alpha) and alpha > 0):
         raise AdapterError(f"{path}: adapter.lora.alpha is {alpha}, expected a positive number")
     stat = base.stat()
     arch, base_shapes = _base_model(str(base.resolve()), stat.st_size, stat.st_mtime_ns)
-    if (mine := _string(reader, "general.architecture")) != arch:
+    if (mine := _text(header, "general.architecture")) != arch:
         raise AdapterError(f"{path}: made for architecture {mine!r}, but the base model {base.name} is {arch!r}")
-    _check_tensors(path, reader, base_shapes, base)
-    _check_extent(path, reader, size)
+    _check_tensors(path, header, base_shapes, base)
+    _check_extent(path, header, size)
     expected = card_sha256(path)
     if expected is not None and (actual := file_sha256(path)) != expected:
         raise AdapterError(
