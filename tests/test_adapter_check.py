@@ -99,7 +99,7 @@ def test_every_bad_adapter_file_is_one_error_and_exit_2(tmp_path: Path) -> None:
     [
         ("text", "not a GGUF file"),
         ("empty", "empty file"),
-        ("truncated", "data lies past the end of the file"),
+        ("truncated", "lies past the end of the file"),
         ("truncated header", "not a readable GGUF file .the header ends inside"),
         ("appended to", "header declares data up to byte"),
         ("flipped tensor name", "adapts 'blk.0.attn_p.weight', which the base model gemma-3-270m"),

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..printable import printable
 from .page import write_page
 from .runs import ViewerError, ViewerWarning
 
@@ -70,7 +71,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         page = write_page(args.run_dirs, args.out, replay=not args.no_replay)
     for warning in caught:
         if issubclass(warning.category, ViewerWarning):
-            print(f"pddlworlds view: warning: {warning.message}", file=sys.stderr)
+            print(f"pddlworlds view: warning: {printable(warning.message)}", file=sys.stderr)
     print(page)
     if args.serve:
         serve(page, args.port)
