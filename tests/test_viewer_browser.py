@@ -186,9 +186,11 @@ def tamper(value: object, payload: str, keep: frozenset[str]) -> object:
 
 def tampered_lines(source: list[dict]) -> list[dict]:
     """Every string of the records replaced by markup (keys too), and lines with strings in number fields."""
-    from pddlworlds.viewer.fields import CALL, EPISODE, STEP
+    from dataclasses import fields
 
-    known = frozenset(EPISODE) | frozenset(STEP) | frozenset(CALL)
+    from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
+
+    known = frozenset(f.name for record in (EpisodeRecord, StepRecord, LLMCall) for f in fields(record))
     out = []
     for i, payload in enumerate(PAYLOADS):
         original = source[i % len(source)]
