@@ -91,12 +91,19 @@ def test_resume_names_file_and_line_of_a_wrongly_typed_field(stored_run, tmp_pat
     assert expected in str(info.value) and info.value.line_no == 2 and Path(info.value.source) == path
 
 
+VIEWER_MESSAGES = {
+    "trajectory[0].progress is nan, not a number": "not valid JSON (NaN is not a number the page can show)",
+}
+
+
 @pytest.mark.parametrize(("change", "expected"), CASES)
 def test_view_skips_a_wrongly_typed_line_with_file_and_line(stored_run, tmp_path, change, expected):
     out, path = _tamper(stored_run, tmp_path, change)
     with pytest.warns(ViewerWarning) as caught:
         run = read_run(out)
     assert len(run.lines) == 1
+    # The viewer reads JSON more strictly (its page holds no NaN anywhere): a NaN stops the line earlier.
+    expected = VIEWER_MESSAGES.get(expected, expected)
     assert [str(w.message) for w in caught] == [f"{path}, line 2: {expected}; skipped"]
     code = main(["view", str(out), "--out", str(tmp_path / "page.html")])
     assert code == 0 and (tmp_path / "page.html").is_file()
