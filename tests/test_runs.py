@@ -64,7 +64,7 @@ def test_a_whole_last_line_without_its_newline_is_kept(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", ["{oops", "[]", "{}", json.dumps({"agent": "a", "domain": "d"})])
 def test_a_bad_line_stops_a_strict_read_and_is_skipped_by_a_tolerant_one(tmp_path: Path, bad: str) -> None:
     path = write(tmp_path / EPISODES_FILE, json.dumps(line("p1")) + "\n", bad + "\n", json.dumps(line("p2")) + "\n")
-    with pytest.raises(RunFolderError, match=rf"{EPISODES_FILE}, line 2: not "):
+    with pytest.raises(ValueError, match=rf"{EPISODES_FILE}, line 2: not "):
         read_episodes(path)
     found = read_episodes(path, strict=False)
     assert [e.number for e in found.episodes] == [1, 3]

@@ -9,6 +9,7 @@ episode, makes the `selector` an LLM agent calls at reset to pick the rule texts
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,6 +31,8 @@ class InsightSource(Protocol):
 
 class TrialMemory(Protocol):
     """What `evaluation.trials.run_trials` asks of a cross-trial memory; `folder` is `out/memory`."""
+
+    def hold(self) -> AbstractContextManager[None]: ...  # held for the whole run: checks and locks the memory
 
     def prepare(self, folder: Path) -> None: ...  # before the first trial (once; kept on resume)
 

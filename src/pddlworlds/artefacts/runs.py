@@ -10,13 +10,14 @@ skipped, and of an episode stored twice the first line counts (the one a resume 
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..records import EpisodeRecord
+from ..records import EpisodeRecord, RecordError, check_stored
 
 __all__ = [
     "CONFIG_FILE",
@@ -28,6 +29,7 @@ __all__ = [
     "EpisodeKey",
     "EpisodeLines",
     "EpisodeMeta",
+    "LineCheck",
     "RunFolder",
     "RunFolderError",
     "SkippedLine",
@@ -38,6 +40,7 @@ __all__ = [
     "read_config",
     "read_episodes",
     "read_run",
+    "record_problem",
 ]
 
 CONFIG_FILE = "config.json"
@@ -48,7 +51,7 @@ REPORT_FILE = "report.md"
 SUMMARY_FILE = "summary.json"
 
 #: (agent, domain, split, problem, seed): what makes an episode one episode of a run.
-EpisodeKey = tuple[str, str, str, str, "int | None"]
+EpisodeKey = tuple[str, str, "str | None", str, "int | None"]
 
 TORN = "torn last line (a run still writing it, or killed mid-write)"
 CRASH_ADVICE = "only a torn last line is expected after a crash: fix or remove that line"
@@ -59,7 +62,7 @@ class RunFolderError(ValueError):
 
 
 def episode_key(line: Mapping[str, Any]) -> EpisodeKey:
-    return (line["agent"], line["domain"], line["split"], line["problem"], line.get("seed"))
+    return (line["agent"], line["domain"], line.get("split"), line["problem"], line.get("seed"))
 
 
 def is_errored(line: Mapping[str, Any]) -> bool:
@@ -91,15 +94,21 @@ class EpisodeMeta:
         return cls(**{k: v for k, v in meta.items() if k in names}) if isinstance(meta, Mapping) else cls()
 
 
-@dataclass(frozen=True)
+@dataclass
 class StoredEpisode:
     """One episode line as read: the line as stored (what reports and the viewer read, fields a newer
-    version added included), where it is, and the typed record and meta it holds."""
+    version added included), where it is, and the typed record and meta it holds (made on first use)."""
 
     line: dict[str, Any]
     number: int  # its line number in the file, from 1
-    record: EpisodeRecord
-    meta: EpisodeMeta
+
+    @functools.cached_property
+    def record(self) -> EpisodeRecord:
+        return EpisodeRecord.from_stored(self.line)
+
+    @functools.cached_property
+    def meta(self) -> EpisodeMeta:
+        return EpisodeMeta.of(self.line)
 
     @property
     def key(self) -> EpisodeKey:
@@ -158,29 +167,49 @@ class EpisodeLines:
         return " and ".join(parts)
 
 
-def _as_record(line: Any) -> EpisodeRecord | str:
-    """The episode record a line holds, or why it holds none; the record type itself judges the fields."""
+#: A line check: what is wrong with a decoded line as an episode record, or None.
+LineCheck = Callable[[Any], "str | None"]
+
+
+def record_problem(line: Any) -> str | None:
+    """`records.check_stored` as a line check that lets fields be missing (a reader showing what is there)
+    but the ones that place a line in a run (agent, domain, problem)."""
     if not isinstance(line, dict):
-        return f"not an episode record (a JSON {type(line).__name__}, not an object)"
+        return f"expected a JSON object, found {type(line).__name__}"
+    missing = [name for name in ("agent", "domain", "problem") if not isinstance(line.get(name), str)]
+    if missing:
+        return f"no {', '.join(missing)}"
     try:
-        return EpisodeRecord.from_stored(line)
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        return f"not an episode record ({exc})"
+        check_stored(line, complete=False)
+    except RecordError as exc:
+        return exc.problem
+    return None
 
 
-def read_episodes(path: str | Path, strict: bool = True) -> EpisodeLines:
+def read_episodes(
+    path: str | Path,
+    strict: bool = True,
+    *,
+    decode: Callable[[bytes], Any] = json.loads,
+    check: LineCheck = record_problem,
+) -> EpisodeLines:
     """Every episode line of an `episodes.jsonl`, in file order, one per episode key.
 
     A torn last line (a run killed mid-write, or one still writing) and later copies of an episode already
-    read are skipped and counted. A line that is not JSON, or not an episode record, raises
-    `RunFolderError` naming file and line when `strict`, and is skipped (listed in `skipped`) otherwise.
-    A missing file reads as no episodes.
+    read are skipped and counted. When `strict` (a resume, a report), a line that is not JSON raises
+    `RunFolderError`, and one that is not an episode record with every field of its type raises
+    `records.RecordError` (`check_stored`), both naming file and line. Otherwise (the viewer) such a line is skipped and listed in `skipped`, judged by `check`
+    (default: the record's field types, missing fields allowed); `decode` reads a line's JSON. A missing
+    file reads as no episodes.
     """
     path = Path(path)
     found = EpisodeLines(path)
     if not path.is_file():
         return found
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     end = data.rfind(b"\n") + 1  # bytes up to the last complete line
     found.complete_bytes = end
     raws = data[:end].split(b"\n")[:-1]
@@ -197,21 +226,25 @@ def read_episodes(path: str | Path, strict: bool = True) -> EpisodeLines:
         if not raw.strip():
             return False
         try:
-            line = json.loads(raw)
+            line = decode(raw)
         except ValueError as exc:
             if last:
                 found.skipped.append(SkippedLine(path, number, TORN))
             else:
                 bad(number, f"not valid JSON ({exc})", CRASH_ADVICE)
             return False
-        record = _as_record(line)
-        if isinstance(record, str):
-            bad(number, record, "fix or remove that line")
+        if strict:  # a `RecordError` names the file, the line and the field
+            check_stored(line, source=path, line_no=number)
+            problem = None
+        else:
+            problem = check(line)
+        if problem:
+            found.skipped.append(SkippedLine(path, number, problem))
         elif (key := episode_key(line)) in first_of:
             found.skipped.append(SkippedLine(path, number, f"duplicate of line {first_of[key]}"))
         else:
             first_of[key] = number
-            found.episodes.append(StoredEpisode(line, number, record, EpisodeMeta.of(line)))
+            found.episodes.append(StoredEpisode(line, number))
         return True
 
     for number, raw in enumerate(raws, start=1):
@@ -221,15 +254,17 @@ def read_episodes(path: str | Path, strict: bool = True) -> EpisodeLines:
     return found
 
 
-def read_config(path: str | Path) -> dict[str, Any] | None:
+def read_config(path: str | Path, decode: Callable[[bytes], Any] = json.loads) -> dict[str, Any] | None:
     """A run's `config.json` (None when the file is absent); `RunFolderError` if it is not a JSON object."""
     path = Path(path)
     if not path.is_file():
         return None
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = decode(path.read_bytes())
     except ValueError as exc:
         raise RunFolderError(f"{path}: not valid JSON ({exc})") from exc
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     if not isinstance(config, dict):
         raise RunFolderError(f"{path}: expected a JSON object, found {type(config).__name__}")
     return config
@@ -253,17 +288,25 @@ class RunFolder:
         return [str(line) for line in self.episodes.skipped if not line.torn]
 
 
-def read_run(folder: str | Path, strict: bool = True) -> RunFolder:
-    """Read a run folder written by `pddlworlds eval --out DIR`; `RunFolderError` when it is none."""
+def read_run(
+    folder: str | Path,
+    strict: bool = True,
+    *,
+    decode: Callable[[bytes], Any] = json.loads,
+    check: LineCheck = record_problem,
+) -> RunFolder:
+    """Read a run folder written by `pddlworlds eval --out DIR` (`strict`, `decode` and `check` as for
+    `read_episodes`); `RunFolderError` when it is none."""
     folder = Path(folder)
     if not folder.is_dir():
         raise RunFolderError(
             f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
         )
-    config = read_config(folder / CONFIG_FILE)
+    config = read_config(folder / CONFIG_FILE, decode)
     if config is None and not (folder / EPISODES_FILE).is_file():
         raise RunFolderError(
             f"{folder}: not a run folder: it has neither {CONFIG_FILE} nor {EPISODES_FILE} "
             "(written by `pddlworlds eval --out DIR`)"
         )
-    return RunFolder(folder, config or {}, read_episodes(folder / EPISODES_FILE, strict=strict))
+    episodes = read_episodes(folder / EPISODES_FILE, strict, decode=decode, check=check)
+    return RunFolder(folder, config or {}, episodes)

@@ -2,7 +2,8 @@
 `artefacts.runs`), its identity (`configuration`), one episode (`episode`), where episodes run
 (`executors`), the run loop (`runner`), trials with a cross-trial memory (`trials`), the scores
 (`metrics`, `significance`, `unsolvable`, `agentboard_scores`), a run read and analysed (`analysis`), its
-tables and report (`tables`, `plots`, `report`, `paper`) and the CLI (`cli`).
+tables and report (`report_tables`, `plots`, `report`, `paper`, `published`, `published_report`) and the
+CLI (`cli`, `options`).
 
 from pddlworlds.evaluation import RunPlan, run_evaluation, write_report
 plan = RunPlan(agents=["expert", "random"], problems={"blocksworld": ["problem1"]})

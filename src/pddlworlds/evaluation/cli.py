@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, REPORT_FILE
+from ..printable import printable
+from ..tables import add_format_option
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
 from ..worlds.profiles import DEFAULT_PROFILE
 from .options import DEFAULT_AGENTS, DEFAULT_LIMIT, build_plan, trial_memory
@@ -34,7 +36,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .report import write_report
     from .runner import run_evaluation
     from .store import path_problem
-    from .tables import print_main_table
+    from .report_tables import print_main_table
 
     try:
         plan = build_plan(args)
@@ -70,8 +72,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
             return 1
-        print_main_table(result.out, analysis=analysis)
-        print(f"report: {path}")
+        print_main_table(result.out, analysis=analysis, fmt=args.format)
+        print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new"
     status += f", {result.rerun} of them re-run after a fault)" if result.rerun else ")"
     if result.interrupted:
@@ -99,7 +101,8 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
     for line in errored[:shown]:
         fault = line.get("error")
         what = f"{fault.get('kind')}: {fault.get('message')}" if isinstance(fault, dict) else str(fault)
-        lines.append(f"  {line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}: {what}")
+        where = f"{line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}"
+        lines.append(f"  {printable(where)}: {printable(what)}")  # stored text: no escape sequence runs
     if len(errored) > shown:
         lines.append(f"  ... and {len(errored) - shown} more (see {out}/{REPORT_FILE})")
     lines.append(
@@ -113,7 +116,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .analysis import load_analysis
     from .report import write_report
     from .store import path_problem
-    from .tables import print_main_table
+    from .report_tables import print_main_table
 
     try:
         analysis = load_analysis(args.out)
@@ -127,8 +130,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     data = analysis.data
     if data and data.get("skipped"):
         print(f"note: {args.out}/{EPISODES_FILE} had {data['skipped']}; they were skipped", file=sys.stderr)
-    print_main_table(args.out, analysis=analysis)
-    print(f"report: {path}")
+    print_main_table(args.out, analysis=analysis, fmt=args.format)
+    print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 
@@ -261,6 +264,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "sha256 is kept in the run configuration",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
+    add_format_option(p, "the results table at the end")
     _add_insight_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -272,6 +276,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("out", help="run folder written by `pddlworlds eval`")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    add_format_option(p, "the results table")
     p.set_defaults(func=cmd_report)
 
 

@@ -21,7 +21,7 @@ from .analysis import RunAnalysis, load_analysis
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
 from .plots import write_plots
 from .spec import specs_from
-from .tables import (
+from .report_tables import (
     MAIN_COLUMNS,
     PAPER_COLUMNS,
     cell,
@@ -34,6 +34,7 @@ from .tables import (
     md_table,
     progress_rows,
     shows_paper,
+    summary_json,
     token_counting_words,
     wilcoxon_rows,
 )
@@ -177,12 +178,16 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         ]
     if config.get("profile") == AGENTBOARD_PROFILE:
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .published_report import published_section
+
+    kept = [line for line in lines if not is_errored(line)]
+    md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
     from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / REPORT_FILE
     atomic_write(path, "\n".join(md))
-    atomic_write(out / SUMMARY_FILE, json.dumps(_summary_json(data), indent=2) + "\n")
+    atomic_write(out / SUMMARY_FILE, json.dumps(summary_json(data), indent=2) + "\n")
     return path
 
 
@@ -191,7 +196,7 @@ def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
     for line in errored:
         fault = line.get("error")
         fault = fault if isinstance(fault, dict) else {"kind": "error", "message": str(fault), "count": None}
-        message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
+        message = str(fault.get("message", ""))
         rows.append(
             [
                 agent_label(line["agent"]),
@@ -204,14 +209,6 @@ def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
             ]
         )
     return rows
-
-
-def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "max_steps": data["max_steps"],
-        "rows": [{"domain": d, "agent": a, **row} for (d, a), row in data["summary"].items()],
-        "wilcoxon": data["wilcoxon"],
-    }
 
 
 def _example_words(config: dict[str, Any]) -> str:

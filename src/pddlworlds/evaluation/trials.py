@@ -15,6 +15,7 @@ will do. The run loop's part: each episode's spec carries the trial and what the
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -123,7 +124,20 @@ def run_trials(
             "a trial memory (--insights) cannot be combined with --prompt-file: AgentBoard's STANDARD "
             "keeps AgentBoard's own prompt, with no place for insights"
         )
-    out = Path(out)
+    with memory.hold() if memory is not None else contextlib.nullcontext():
+        return _play_trials(plan, Path(out), trials, memory, workers, executor, progress, on_event)
+
+
+def _play_trials(
+    plan: RunPlan,
+    out: Path,
+    trials: int,
+    memory: TrialMemory | None,
+    workers: int | None,
+    executor: str,
+    progress: bool,
+    on_event: Callable[[str, int], None] | None,
+) -> TrialsResult:
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
         _check_identity(out, trials, plan, memory)
@@ -244,7 +258,13 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
             if run.lines:
                 write_report(run.out)
     path = write_trials_report(args.out, memory)
-    print(path.read_text(), end="")
+    if getattr(args, "format", "table") == "table":
+        print(path.read_text(), end="")
+    else:  # the rows `trial_rows` gives, for programs
+        from ..tables import Column, print_rows
+
+        rows = trial_rows(args.out, memory)
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], args.format)
     if not result.complete:
         print(
             f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",

@@ -1,8 +1,10 @@
 """Reading run folders as the viewer needs them: tolerant of runs in progress, resumed runs and bad lines.
 
-The folder's format and its one reader are `artefacts.runs`; the viewer reads in its tolerant mode, so a
-line that is not an episode record is skipped with a `ViewerWarning` naming file and line (and shown on the
-page) instead of stopping the page, and a field a newer version adds to a line is carried along.
+The folder's format and its one reader are `artefacts.runs`; the viewer reads in its tolerant mode with its
+own decoding and checks (`fields`: no NaN, no deep nesting, valid text, every laid-out field of its type),
+so a line that fails them is skipped with a `ViewerWarning` naming file and line (and shown on the page)
+instead of stopping the page; a field a record lacks is shown as absent, one a newer version adds is
+carried along.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ..artefacts.runs import RunFolder, RunFolderError
+from ..artefacts.runs import CONFIG_FILE, RunFolder, RunFolderError
 from ..artefacts.runs import read_run as read_run_folder
+from .fields import config_problem, line_problem, loads
 
 __all__ = ["ViewerError", "ViewerWarning", "read_run"]
 
@@ -26,11 +29,14 @@ class ViewerWarning(UserWarning):
 
 def read_run(path: str | Path) -> RunFolder:
     """Read one run folder; a torn last line (a run still writing, or killed) is skipped silently, every
-    other skipped line (not JSON, not an episode record, a duplicate) with a `ViewerWarning`."""
+    other skipped line (not JSON, not an episode record as `fields.line_problem` reads it, a duplicate of an
+    episode already read: the first line counts) with a `ViewerWarning`."""
     try:
-        run = read_run_folder(path, strict=False)
+        run = read_run_folder(path, strict=False, decode=loads, check=line_problem)
     except RunFolderError as exc:
         raise ViewerError(str(exc)) from exc
+    if problem := config_problem(run.config):
+        raise ViewerError(f"{run.path / CONFIG_FILE}: {problem}")
     for note in run.notes:
         warnings.warn(note, ViewerWarning, stacklevel=2)
     return run

@@ -1,11 +1,14 @@
-"""The report's tables as text cells, in the paper's layout, and the main table in the terminal."""
+"""The report's tables as text cells, in the paper's layout, and the main table in the terminal (or as CSV or
+JSON rows for programs)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..printable import markdown_cell
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
@@ -25,6 +28,7 @@ __all__ = [
     "print_main_table",
     "progress_rows",
     "shows_paper",
+    "summary_json",
     "summary_rows",
     "token_counting_words",
     "wilcoxon_rows",
@@ -76,9 +80,10 @@ def main_table_rows(
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table; every cell escaped (stored text, a server's message, cannot end a cell or a row)."""
     align = ["---" if i < 2 else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(map(markdown_cell, r)) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -161,18 +166,36 @@ def shows_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: d
     return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
 
 
-def print_main_table(out: str | Path, console: Any = None, analysis: RunAnalysis | None = None) -> None:
-    """The main table of a run folder in the terminal (rich); `analysis` is `load_analysis(out)` when the
-    caller has it already."""
-    from rich.console import Console
+def summary_json(data: dict[str, Any]) -> dict[str, Any]:
+    """What `summary.json` holds: the step budget, one row per (domain, agent), the Wilcoxon tests."""
+    return {
+        "max_steps": data["max_steps"],
+        "rows": [{"domain": d, "agent": a, **row} for (d, a), row in data["summary"].items()],
+        "wilcoxon": data["wilcoxon"],
+    }
+
+
+def print_main_table(
+    out: str | Path, console: Any = None, analysis: RunAnalysis | None = None, fmt: str = "table"
+) -> None:
+    """The main table of a run folder in the terminal (rich), or with `fmt` "csv"/"json" its rows as
+    summary.json holds them (`analyse`'s summary, keyed by domain and agent); `analysis` is
+    `load_analysis(out)` when the caller has it already."""
     from rich.table import Table
+
+    from ..tables import Column, make_console, print_rows
 
     analysis = analysis if analysis is not None else load_analysis(out)
     config, lines, data = analysis.config, analysis.lines, analysis.data
+    if fmt != "table":
+        rows = summary_json(data)["rows"] if lines else []
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], fmt)
+        console = make_console(sys.stderr)  # what follows is for people
+        if data and data["errored"]:
+            console.print(f"{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out")
+        return
     if console is None:
-        import sys
-
-        console = Console(width=None if sys.stdout.isatty() else 150)
+        console = make_console()
     if not lines:
         console.print(f"{out}: no finished episode yet")
         return
