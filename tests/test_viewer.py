@@ -370,9 +370,9 @@ def test_a_string_in_a_number_field_refuses_the_line_with_file_and_line(tmp_path
     assert run.lines == [good]
     notes = [str(w.message) for w in caught]
     assert len(notes) == len(bad)
-    assert notes[5].endswith("episodes.jsonl, line 7: trajectory step 1: index is a string, expected an integer; skipped")
-    assert "line 13: trajectory step 1, call 1: prompt_tokens is a string" in notes[11]
-    assert "line 16: trajectory step 1: memory_view is a number, expected a string or null" in notes[14]
+    assert notes[5].endswith("episodes.jsonl, line 7: trajectory[0].index is a string, not an integer; skipped")
+    assert "line 13: trajectory[0].calls[0].prompt_tokens is a string" in notes[11]
+    assert "line 16: trajectory[0].memory_view is a number, not a string or null" in notes[14]
     for number, (note, (where, name)) in enumerate(zip(notes, NUMBER_FIELDS), start=2):
         assert f"episodes.jsonl, line {number}: " in note and f"{name} is a string" in note
         assert MARKUP not in note  # the note names the field, never repeats the value

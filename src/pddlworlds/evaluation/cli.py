@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..printable import printable
+from ..tables import add_format_option
 
 __all__ = [
     "DEFAULT_AGENTS",
@@ -243,8 +244,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
             return 1
-        print_main_table(result.out, analysis=analysis)
-        print(f"report: {path}")
+        print_main_table(result.out, analysis=analysis, fmt=args.format)
+        print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new"
     status += f", {result.rerun} of them re-run after a fault)" if result.rerun else ")"
     if result.interrupted:
@@ -299,8 +300,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     data = analysis[2]
     if data and data.get("skipped"):
         print(f"note: {args.out}/episodes.jsonl had {data['skipped']}; they were skipped", file=sys.stderr)
-    print_main_table(args.out, analysis=analysis)
-    print(f"report: {path}")
+    print_main_table(args.out, analysis=analysis, fmt=args.format)
+    print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 
@@ -410,6 +411,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "sha256 is kept in the run configuration",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
+    add_format_option(p, "the results table at the end")
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(
@@ -420,6 +422,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("out", help="run folder written by `pddlworlds eval`")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    add_format_option(p, "the results table")
     p.set_defaults(func=cmd_report)
 
 

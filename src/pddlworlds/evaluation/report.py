@@ -9,6 +9,7 @@ main table in the terminal.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -389,6 +390,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         ]
     if config.get("profile") == "agentboard":
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .published_report import published_section
+
+    kept = [line for line in lines if not is_errored(line)]
+    md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
     from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
@@ -426,16 +431,26 @@ def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def print_main_table(out: str | Path, console: Any = None, analysis: tuple | None = None) -> None:
-    """The main table of a run folder in the terminal (rich); `analysis` as for `write_report`."""
-    from rich.console import Console
+def print_main_table(
+    out: str | Path, console: Any = None, analysis: tuple | None = None, fmt: str = "table"
+) -> None:
+    """The main table of a run folder in the terminal (rich), or with `fmt` "csv"/"json" its rows as
+    summary.json holds them (`analyse`'s summary, keyed by domain and agent); `analysis` as for
+    `write_report`."""
     from rich.table import Table
 
-    config, lines, data = analysis if analysis is not None else load_analysis(out)
-    if console is None:
-        import sys
+    from ..tables import Column, make_console, print_rows
 
-        console = Console(width=None if sys.stdout.isatty() else 150)
+    config, lines, data = analysis if analysis is not None else load_analysis(out)
+    if fmt != "table":
+        rows = _summary_json(data)["rows"] if lines else []
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], fmt)
+        console = make_console(sys.stderr)  # what follows is for people
+        if data and data["errored"]:
+            console.print(f"{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out")
+        return
+    if console is None:
+        console = make_console()
     if not lines:
         console.print(f"{out}: no finished episode yet")
         return

@@ -30,7 +30,9 @@ class Completion:
 
     ``raw`` keeps the unparsed reply when it was unusable, for debugging records. Both are valid text (a
     lone surrogate a server sent becomes U+FFFD here, whatever the backend), so the reply can be stored and
-    sent back in the next request.
+    sent back in the next request. Backends that know it say how many prompt tokens came from their cache
+    and split the latency into prompt evaluation (up to the first token) and generation; None where they
+    do not.
     """
 
     text: str
@@ -39,6 +41,9 @@ class Completion:
     latency_s: float
     error: str | None = None
     raw: str | None = None
+    cached_tokens: int | None = None
+    prompt_eval_s: float | None = None
+    generation_s: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", valid_text(self.text))
@@ -76,8 +81,8 @@ class LLMUnavailableError(RuntimeError):
 
 class LLMServiceError(RuntimeError):
     """A call failed for a reason outside the agent's control, after the backend's retries: the endpoint
-    answered 429 or 5xx to the end, rejected the request (4xx), sent no usable reply (invalid JSON, no
-    choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
+    answered 429 or 5xx to the end, rejected the request (4xx; a prompt over its context among them), sent
+    no usable reply (invalid JSON, no choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
     fault (left out of the scores, re-run on resume), never as an invalid agent action.
 
     `kind` is one of `SERVICE_ERROR_KINDS`; `attempts` the HTTP attempts the call made. The message quotes
@@ -101,6 +106,7 @@ SERVICE_ERROR_KINDS = (
     "rate_limited",  # HTTP 429 through every retry
     "server_error",  # HTTP 5xx through every retry
     "rejected",  # another HTTP 4xx (bad request, bad key, unknown model): not retried
+    "context_length",  # HTTP 400: the prompt does not fit the server's context (not retried)
     "invalid_reply",  # a 200 whose body is not a chat completion (not JSON, an error object)
     "no_choices",  # a 200 with an empty `choices` list
     "timeout",  # no answer within --request-timeout, through every retry

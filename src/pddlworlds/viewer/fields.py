@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ..printable import valid_text
+from ..records import RecordError, check_stored
 
 __all__ = ["MAX_DEPTH", "clean_text", "config_problem", "line_problem", "loads"]
 
@@ -164,6 +165,10 @@ def line_problem(line: Any) -> str | None:
     missing = [name for name in ("agent", "domain", "problem") if not isinstance(line.get(name), str)]
     if missing:
         return f"no {', '.join(missing)}"
+    try:  # the record's own typing, the one report and resume use; fields a line lacks are shown as absent
+        check_stored(line, complete=False)
+    except RecordError as exc:
+        return exc.problem
     if problem := _fields_problem(line, EPISODE, ""):
         return problem
     for number, step in enumerate(line.get("trajectory") or [], start=1):

@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from .pictures import picture_of
+from .published import published_beside
 from .replay import Replayer
 from .runs import RunFolder
 
@@ -284,5 +285,6 @@ def page_data(runs: list[RunFolder], replay: bool = True) -> tuple[PageData, lis
         "episodes": rows,
         "summary": summary(rows),
         "curves": {"max_k": max_k, "series": series},
+        "published": published_beside(rows),
     }
     return data, details

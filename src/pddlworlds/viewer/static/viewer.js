@@ -317,6 +317,47 @@
     });
     if (d.memory && d.memory.length) out += `<h3>Final memory</h3><pre>${esc(JSON.stringify(d.memory, null, 1))}</pre>`;
     app.innerHTML = out;
+    const panel = publishedPanel(e);
+    const card = app.querySelector(".card");
+    if (panel && card) card.after(panel);
+  }
+
+  // ---- the published models on the episode's problem (built from nodes: record text is never parsed as HTML)
+  function node(tag, text, className) {
+    const el = document.createElement(tag);
+    if (text !== undefined) el.textContent = text;
+    if (className) el.className = className;
+    return el;
+  }
+  function publishedPanel(e) {
+    const pub = DATA.published || {};
+    const rows = e.split === pub.split ? (pub.problems || {})[`${e.domain}|${e.problem}`] : null;
+    if (!rows || !rows.length) return null;
+    const profile = ((DATA.runs[e.run] || {}).config || {}).profile || "pddlworlds";
+    const box = node("div", undefined, "card published");
+    box.id = "published";
+    const solved = rows.filter(r => r.success).length;
+    box.appendChild(node("h3", `Published models on ${e.domain} ${e.problem}: ${solved} of ${rows.length} solved`));
+    box.appendChild(node("p", profile === "agentboard"
+      ? "Played under the same profile (agentboard), 30 steps; step numbers as here. Source: " + pub.source + "."
+      : `This episode was played under the ${profile} profile, whose feedback and progress differ from AgentBoard's: `
+        + "not comparable, shown apart. Source: " + pub.source + ".", "muted"));
+    const table = node("table");
+    table.id = "published-table";
+    const head = node("tr");
+    for (const title of ["model", "solved", "progress", "steps at which progress rose"]) head.appendChild(node("th", title));
+    table.appendChild(head);
+    for (const r of rows) {
+      const tr = node("tr");
+      tr.appendChild(node("td", r.model));
+      tr.appendChild(node("td", r.success ? "yes" : "no", r.success ? "yes" : "no"));
+      tr.appendChild(node("td", num(r.progress, 2), "num"));
+      tr.appendChild(node("td", r.rises === null ? "not recorded"
+        : r.rises.map(([step, p]) => `${step}: ${num(p, 2)}`).join(", ") || "none"));
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+    return box;
   }
 
   // ---- compare page -----------------------------------------------------------------------------
