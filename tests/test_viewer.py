@@ -390,6 +390,7 @@ def test_view_survives_nan_surrogates_deep_nesting_and_huge_numbers(
     text += json.dumps(set_field(good, "", "run_time_s", 1.5)).replace("1.5", "1e400") + "\n"
     text += json.dumps(set_field(good, "", "steps", 2**70)) + "\n"
     text += json.dumps(set_field(good, "", "deep", "X")).replace('"X"', "[" * 100_000 + "]" * 100_000) + "\n"
+    text += json.dumps(set_field(good, "", "flags", {"a": json.loads("[" * 100 + "]" * 100)})) + "\n"
     lone = set_field(good, "step", "observation", "b1 is on the table.")
     lone["problem"] = "lone"
     text += json.dumps(lone).replace("b1 is on the table.", "b1 \\ud800 is on the table.") + "\n"
@@ -400,7 +401,8 @@ def test_view_survives_nan_surrogates_deep_nesting_and_huge_numbers(
     for number in (2, 3, 4):
         assert f"line {number}: not valid JSON" in err
     assert "line 5: steps is a number, expected an integer" in err
-    assert "line 6: not valid JSON (nested deeper than 64 levels)" in err
+    assert "line 6: not valid JSON (nested too deep to read)" in err
+    assert "line 7: flags nests deeper than 64 levels" in err
     page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout
     assert "b1 \ufffd is on the table." in page
 
