@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import load_task
-from pddlworlds.pddl import (
+from pddlworlds.worlds.catalogue import load_task
+from pddlworlds.worlds.pddl import (
     PDDLError,
     PDDLNormalisationWarning,
     normalise_domain,
@@ -170,8 +170,18 @@ def test_normalisation_warning_repeats_on_a_cache_hit(tmp_path: Path, toy) -> No
         assert sorted(name for name, _ in task.objects) == ["a", "b"]
 
 
+def test_normalisation_warning_on_a_cache_hit_names_the_file_read_now(tmp_path: Path, toy) -> None:
+    """The cache is keyed by content: a copy of a problem read from another folder is named as itself."""
+    text = PROBLEM.replace("a b - thing", "a b b - thing")
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
+    for problem in (write(tmp_path / "one", "dup.pddl", text), write(tmp_path / "two", "dup.pddl", text)):
+        with pytest.warns(PDDLNormalisationWarning) as record:
+            load_task(toy[0], problem)
+        assert all(str(w.message).startswith(str(problem)) for w in record), [str(w.message) for w in record]
+
+
 def test_shipped_tyreworld_is_normalised(world_of) -> None:
-    from pddlworlds.catalogue import get_domain
+    from pddlworlds.worlds.catalogue import get_domain
 
     d = get_domain("tyreworld")
     with pytest.warns(PDDLNormalisationWarning, match="domain constant"):
@@ -185,10 +195,10 @@ def test_shipped_tyreworld_is_normalised(world_of) -> None:
 @pytest.mark.parametrize(
     ("requirement", "precondition", "effect", "what"),
     [
-        (":disjunctive-preconditions", "(or (p ?x) (q ?x))", "(q ?x)", "unsupported expression"),
-        (":conditional-effects", "(p ?x)", "(and (q ?x) (when (q ?x) (not (p ?x))))", "conditional"),
-        (":existential-preconditions", "(exists (?y - thing) (p ?y))", "(q ?x)", "unsupported expression"),
-        (":universal-preconditions", "(forall (?y - thing) (p ?y))", "(q ?x)", "unsupported expression"),
+        (":disjunctive-preconditions", "(or (p ?x) (q ?x))", "(q ?x)", "disjunction (or)"),
+        (":conditional-effects", "(p ?x)", "(and (q ?x) (when (q ?x) (not (p ?x))))", "conditional effects (when)"),
+        (":existential-preconditions", "(exists (?y - thing) (p ?y))", "(q ?x)", "existential quantification"),
+        (":universal-preconditions", "(forall (?y - thing) (p ?y))", "(q ?x)", "universal quantification"),
     ],
     ids=["or", "when", "exists", "forall"],
 )
@@ -211,7 +221,7 @@ def test_numeric_fluents_are_rejected(tmp_path: Path, toy) -> None:
     text = text.replace("(done))", "(done))\n  (:functions (cost) - number)")
     domain = write(tmp_path, "domain.pddl", text)
     problem = write(tmp_path, "problem.pddl", PROBLEM.replace("(p b))", "(p b) (= (cost) 0))"))
-    with pytest.raises(PDDLError, match="not STRIPS: fluent cost is numeric"):
+    with pytest.raises(PDDLError, match=r"domain.pddl:\d+: not STRIPS: requirement :numeric-fluents"):
         read_task(domain, problem)
 
 

@@ -14,14 +14,14 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..catalogue import domains
+from ..worlds.catalogue import domains
 from ..env import StepInfo
 from ..llm import LLM, Completion, Message
 from ..records import LLMCall
 from . import prompts
 from .base import Agent
 from .examples import Example, example_file, load_example
-from .impossible_rule import with_impossible_rule
+from .unsolvable_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
 

@@ -19,6 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..printable import printable
+from ..tables import add_format_option
+
 __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
@@ -62,7 +65,7 @@ def select_problems(
 ) -> dict[str, list[str]]:
     """Domain -> problems to play. `problems` items are names (`p01`, applied to every domain that has
     one of that name) or `domain:name`; `limit` keeps the first N of each domain (in natural order)."""
-    from ..catalogue import get_domain
+    from ..worlds.catalogue import get_domain
 
     available = {d: get_domain(d).problems(split) for d in domain_names}
     if problems is None:
@@ -101,8 +104,8 @@ def select_problems(
 def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
     """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
     without a stored length come last): the quick default run."""
-    from ..catalogue import get_domain
-    from ..plans import optimal_lengths
+    from ..worlds.catalogue import get_domain
+    from ..artefacts.plans import optimal_lengths
 
     chosen = {}
     for d in domain_names:
@@ -117,7 +120,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
-    from ..catalogue import domains as all_domains
+    from ..worlds.catalogue import domains as all_domains
     from ..llm import NO_ADAPTER
     from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
@@ -129,7 +132,7 @@ def build_plan(args: argparse.Namespace) -> Any:
     for agent in agents:
         resolve_agent(agent)
     agents = list(dict.fromkeys(agents))
-    from ..profiles import get_profile
+    from ..worlds.profiles import get_profile
 
     profile = get_profile(getattr(args, "profile", None) or "pddlworlds").name  # unknown names fail here
     prompt_file = getattr(args, "prompt_file", None)
@@ -167,7 +170,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         else:
             backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
     problems = _csv(args.problems) if args.problems else None
-    from ..proofs import split_unsolvable
+    from ..artefacts.proofs import split_unsolvable
 
     unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
     if problems is None and args.limit is None and any(unsolvable.values()):
@@ -241,8 +244,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
             return 1
-        print_main_table(result.out, analysis=analysis)
-        print(f"report: {path}")
+        print_main_table(result.out, analysis=analysis, fmt=args.format)
+        print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new"
     status += f", {result.rerun} of them re-run after a fault)" if result.rerun else ")"
     if result.interrupted:
@@ -270,7 +273,8 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
     for line in errored[:shown]:
         fault = line.get("error")
         what = f"{fault.get('kind')}: {fault.get('message')}" if isinstance(fault, dict) else str(fault)
-        lines.append(f"  {line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}: {what}")
+        where = f"{line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}"
+        lines.append(f"  {printable(where)}: {printable(what)}")  # stored text: no escape sequence runs
     if len(errored) > shown:
         lines.append(f"  ... and {len(errored) - shown} more (see {out}/report.md)")
     lines.append(
@@ -296,8 +300,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     data = analysis[2]
     if data and data.get("skipped"):
         print(f"note: {args.out}/episodes.jsonl had {data['skipped']}; they were skipped", file=sys.stderr)
-    print_main_table(args.out, analysis=analysis)
-    print(f"report: {path}")
+    print_main_table(args.out, analysis=analysis, fmt=args.format)
+    print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 
@@ -407,6 +411,7 @@ def add_eval_parsers(subparsers: Any) -> None:
         "sha256 is kept in the run configuration",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
+    add_format_option(p, "the results table at the end")
     p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser(
@@ -417,6 +422,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument("out", help="run folder written by `pddlworlds eval`")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    add_format_option(p, "the results table")
     p.set_defaults(func=cmd_report)
 
 
@@ -428,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parsers(sub)
     args = parser.parse_args(argv)
-    from ..pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import PDDLNormalisationWarning
 
     warnings.simplefilter("ignore", PDDLNormalisationWarning)
     return int(args.func(args) or 0)

@@ -9,11 +9,13 @@ main table in the terminal.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
+from ..printable import markdown_cell
 from . import metrics as M
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label, paper_row
 from .plots import write_plots
@@ -120,9 +122,10 @@ def main_table_rows(
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table; every cell escaped (stored text, a server's message, cannot end a cell or a row)."""
     align = ["---" if i < 2 else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(map(markdown_cell, r)) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -387,7 +390,11 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         ]
     if config.get("profile") == "agentboard":
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
-    from .impossible import impossible_section
+    from .published_report import published_section
+
+    kept = [line for line in lines if not is_errored(line)]
+    md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
+    from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"
@@ -401,7 +408,7 @@ def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
     for line in errored:
         fault = line.get("error")
         fault = fault if isinstance(fault, dict) else {"kind": "error", "message": str(fault), "count": None}
-        message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
+        message = str(fault.get("message", ""))
         rows.append(
             [
                 agent_label(line["agent"]),
@@ -424,16 +431,26 @@ def _summary_json(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def print_main_table(out: str | Path, console: Any = None, analysis: tuple | None = None) -> None:
-    """The main table of a run folder in the terminal (rich); `analysis` as for `write_report`."""
-    from rich.console import Console
+def print_main_table(
+    out: str | Path, console: Any = None, analysis: tuple | None = None, fmt: str = "table"
+) -> None:
+    """The main table of a run folder in the terminal (rich), or with `fmt` "csv"/"json" its rows as
+    summary.json holds them (`analyse`'s summary, keyed by domain and agent); `analysis` as for
+    `write_report`."""
     from rich.table import Table
 
-    config, lines, data = analysis if analysis is not None else load_analysis(out)
-    if console is None:
-        import sys
+    from ..tables import Column, make_console, print_rows
 
-        console = Console(width=None if sys.stdout.isatty() else 150)
+    config, lines, data = analysis if analysis is not None else load_analysis(out)
+    if fmt != "table":
+        rows = _summary_json(data)["rows"] if lines else []
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], fmt)
+        console = make_console(sys.stderr)  # what follows is for people
+        if data and data["errored"]:
+            console.print(f"{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out")
+        return
+    if console is None:
+        console = make_console()
     if not lines:
         console.print(f"{out}: no finished episode yet")
         return

@@ -16,9 +16,11 @@ from typing import Any, ClassVar
 from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
+from .adapter_check import check_adapter
 from .base import Completion, Message
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates
-from .prompt_formats import format_gemma_chat, format_plain
+from .prompt_formats import gemma_chat_pieces, plain_pieces
+from .tokenising import tokenize_pieces
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -52,7 +54,7 @@ PROMPT_CACHE_ENV = "PDDLWORLDS_PROMPT_CACHE_MB"
 
 def shipped_adapter_path() -> Path:
     """The shipped adapter file (`models/` in a checkout, `pddlworlds/models/` when installed)."""
-    from ..catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
+    from ..worlds.catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
 
     path = data_dir("models") / DEFAULT_ADAPTER
     if not path.is_file():
@@ -165,6 +167,7 @@ class EmbeddedLLM:
         if self.lora_path is not None:
             if not self.lora_path.is_file():
                 raise FileNotFoundError(f"LoRA adapter file not found: {self.lora_path}")
+            check_adapter(self.lora_path, self.model_path)  # llama.cpp crashes on a bad file: refuse it here
             self._model_id += f"+{_model_id_from_path(self.lora_path)}-{file_sha256(self.lora_path)[:12]}"
         if prompt_format not in ("auto", "chat", "plain"):
             raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
@@ -193,6 +196,12 @@ class EmbeddedLLM:
     @property
     def model_id(self) -> str:
         return self._model_id
+
+    @property
+    def llama(self) -> Any:
+        """The loaded `llama_cpp.Llama`, shared by every EmbeddedLLM of the same settings in this process
+        (`pddlworlds serve` hands it to llama-cpp-python's server, which takes its own lock)."""
+        return self._llama
 
     @property
     def prompt_states(self) -> PromptStates:
@@ -256,9 +265,12 @@ class EmbeddedLLM:
         import llama_cpp
         import numpy as np
 
-        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        if reply:  # the reply's start is text, tokenised with the text it follows, as one string would be
+            pieces = [*pieces[:-1], (pieces[-1][0] + reply, False)] if pieces and not pieces[-1][1] else [
+                *pieces, (reply, False)]
         with self._lock:
-            tokens = self._llama.tokenize((prompt + reply).encode("utf-8"), add_bos=True, special=True)
+            tokens = tokenize_pieces(self._llama, pieces)
             self._llama.reset()
             self._llama.eval(tokens)
             n_vocab = self._llama.n_vocab()
@@ -276,7 +288,8 @@ class EmbeddedLLM:
         stop: Sequence[str] = (),
         temperature: float = 0.0,
     ) -> Completion:
-        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        # The format's markers are control tokens; the messages' text never is (`tokenising`).
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
         start = time.perf_counter()
         first_token: list[float] = []
 
@@ -286,7 +299,7 @@ class EmbeddedLLM:
             return False
 
         with self._lock:
-            tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            tokens = tokenize_pieces(self._llama, pieces)
             if len(tokens) + 1 > self.n_ctx:
                 return Completion(
                     "",
