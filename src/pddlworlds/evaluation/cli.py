@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..printable import printable
 from ..tables import add_format_option
 
 __all__ = [
@@ -272,7 +273,8 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
     for line in errored[:shown]:
         fault = line.get("error")
         what = f"{fault.get('kind')}: {fault.get('message')}" if isinstance(fault, dict) else str(fault)
-        lines.append(f"  {line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}: {what}")
+        where = f"{line['agent']} {line['domain']}/{line['problem']} seed {line.get('seed')}"
+        lines.append(f"  {printable(where)}: {printable(what)}")  # stored text: no escape sequence runs
     if len(errored) > shown:
         lines.append(f"  ... and {len(errored) - shown} more (see {out}/report.md)")
     lines.append(

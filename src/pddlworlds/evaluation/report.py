@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
+from ..printable import markdown_cell
 from . import metrics as M
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label, paper_row
 from .plots import write_plots
@@ -121,9 +122,10 @@ def main_table_rows(
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table; every cell escaped (stored text, a server's message, cannot end a cell or a row)."""
     align = ["---" if i < 2 else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(map(markdown_cell, r)) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -388,6 +390,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         ]
     if config.get("profile") == "agentboard":
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
+    from .published_report import published_section
+
+    kept = [line for line in lines if not is_errored(line)]
+    md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
     from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
@@ -402,7 +408,7 @@ def _fault_rows(errored: Sequence[dict[str, Any]]) -> list[list[str]]:
     for line in errored:
         fault = line.get("error")
         fault = fault if isinstance(fault, dict) else {"kind": "error", "message": str(fault), "count": None}
-        message = str(fault.get("message", "")).replace("|", "\\|").replace("\n", " ")
+        message = str(fault.get("message", ""))
         rows.append(
             [
                 agent_label(line["agent"]),

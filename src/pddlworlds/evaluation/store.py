@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
+from ..records import check_stored
 from .errors import EvaluationError
 
 __all__ = [
     "CONFIG_FILE",
     "EPISODES_FILE",
     "ERRORS_FILE",
-    "RECORD_KEYS",
     "EpisodeFile",
     "RunStore",
     "check_record",
@@ -213,22 +213,10 @@ class EpisodeFile:
         return " and ".join(parts)
 
 
-#: The keys every stored episode line has.
-RECORD_KEYS = ("agent", "domain", "split", "problem", "success", "progress", "steps")
-
-
 def check_record(line: Any, path: Path, number: int) -> None:
-    """Raise `EvaluationError` naming the file and line unless `line` is an episode record."""
-    if not isinstance(line, dict):
-        raise EvaluationError(
-            f"{path}, line {number}: not an episode record (a JSON {type(line).__name__}, not an object); "
-            "fix or remove that line"
-        )
-    missing = [key for key in RECORD_KEYS if key not in line]
-    if missing:
-        raise EvaluationError(
-            f"{path}, line {number}: not an episode record (no {', '.join(missing)}); fix or remove that line"
-        )
+    """Raise `RecordError` (a ValueError) naming the file and line unless `line` is an episode record with
+    every field of the type `EpisodeRecord` declares (`records.check_stored`, shared with the viewer)."""
+    check_stored(line, source=path, line_no=number)
 
 
 def is_errored(line: dict[str, Any]) -> bool:

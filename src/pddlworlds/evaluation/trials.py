@@ -14,11 +14,13 @@ is the hook marked "issue 13" in the runner: an episode's spec carries `memory.u
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,6 +54,8 @@ TRIALS_FORMAT = 1
 
 class TrialMemory(Protocol):
     """What `run_trials` asks of a cross-trial memory; `folder` is `out/memory`."""
+
+    def hold(self) -> AbstractContextManager[None]: ...  # held for the whole run: checks and locks the memory
 
     def prepare(self, folder: Path) -> None: ...  # before the first trial (once; kept on resume)
 
@@ -145,7 +149,20 @@ def run_trials(
             "a trial memory (--insights) cannot be combined with --prompt-file: AgentBoard's STANDARD "
             "keeps AgentBoard's own prompt, with no place for insights"
         )
-    out = Path(out)
+    with memory.hold() if memory is not None else contextlib.nullcontext():
+        return _play_trials(plan, Path(out), trials, memory, workers, executor, progress, on_event)
+
+
+def _play_trials(
+    plan: RunPlan,
+    out: Path,
+    trials: int,
+    memory: TrialMemory | None,
+    workers: int | None,
+    executor: str,
+    progress: bool,
+    on_event: Callable[[str, int], None] | None,
+) -> TrialsResult:
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
         _check_identity(out, trials, plan, memory)

@@ -50,6 +50,7 @@ from .teacher import (
 __all__ = [
     "TRAIN_AGENTS",
     "EpisodeData",
+    "TrainingDataError",
     "call_from_json",
     "expert_plan",
     "generate_dataset",
@@ -156,16 +157,61 @@ def call_from_json(row: dict[str, Any]) -> tuple[tuple[Message, ...], str, str]:
     return tuple(Message(m["role"], m["content"]) for m in row["messages"]), row["reply"], end
 
 
+class TrainingDataError(ValueError):
+    """A dataset folder that cannot be trained on; the message names the file and line."""
+
+
+def _row_problem(row: Any) -> str | None:
+    """What makes `row` not a call of `calls.jsonl` (None when it is one)."""
+    if not isinstance(row, dict):
+        return f"expected a JSON object, found {type(row).__name__}"
+    missing = [k for k in ("agent", "domain", "messages", "reply") if k not in row]
+    if missing:
+        return f"no {', '.join(missing)}"
+    for key in ("agent", "domain", "reply"):
+        if not isinstance(row[key], str):
+            return f"{key} is a {type(row[key]).__name__}, not a string"
+    messages = row["messages"]
+    if not isinstance(messages, list) or not messages:
+        return "messages is not a non-empty list"
+    for i, m in enumerate(messages):
+        if not (isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)):
+            return f"messages[{i}] is not an object with string role and content"
+    stop = row.get("stop")
+    if stop is not None and not (isinstance(stop, list) and all(isinstance(x, str) and x for x in stop)):
+        return "stop is not a list of non-empty strings"
+    return None
+
+
 def load_calls(folder: str | Path) -> list[dict[str, Any]]:
-    """The rows of `calls.jsonl`, in file order."""
-    path = Path(folder) / "calls.jsonl"
+    """The rows of `calls.jsonl`, in file order, each checked to be a call (`TrainingDataError` naming the
+    file and line otherwise, and for a missing folder, a missing file or a file without calls)."""
+    folder = Path(folder)
+    path = folder / "calls.jsonl"
+    if not folder.is_dir():
+        raise TrainingDataError(f"{folder}: no such dataset folder (make one with `pddlworlds train data`)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TrainingDataError(f"{path}: no such file (a dataset folder has calls.jsonl)") from None
+    except UnicodeDecodeError as exc:
+        raise TrainingDataError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise TrainingDataError(f"{path}: cannot read ({exc.strerror or exc})") from None
     rows = []
-    with path.open() as handle:
-        for line_no, line in enumerate(handle, start=1):
-            try:
-                rows.append(json.loads(line))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{line_no}: not a JSON line: {exc}") from exc
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise TrainingDataError(f"{path}, line {line_no}: not a JSON line ({exc})") from None
+        problem = _row_problem(row)
+        if problem:
+            raise TrainingDataError(f"{path}, line {line_no}: not a recorded call: {problem}")
+        rows.append(row)
+    if not rows:
+        raise TrainingDataError(f"{path}: no calls in the file")
     return rows
 
 

@@ -54,15 +54,21 @@ class Replayer:
         return self.envs[key]
 
     def replay(self, line: dict[str, Any]) -> list[Parsed]:
-        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none)."""
+        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none).
+
+        A record the environment cannot replay (a seed or problem it refuses) is shown without a replay.
+        """
+        try:
+            return self._replay(line)
+        except Exception:  # noqa: BLE001 - the replay only adds to what the record shows
+            return []
+
+    def _replay(self, line: dict[str, Any]) -> list[Parsed]:
         domain, split, problem = line.get("domain"), line.get("split") or "agentboard", line.get("problem")
         env = self._env(str(domain), str(split))
         if env is None:
             return []
-        try:
-            observation, _ = env.reset(seed=line.get("seed"), options={"problem": problem})
-        except ValueError:
-            return []
+        observation, _ = env.reset(seed=line.get("seed"), options={"problem": problem})
         recorded_start = line.get("initial_observation")
         if recorded_start is not None and recorded_start != observation:
             return []

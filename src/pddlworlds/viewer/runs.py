@@ -7,19 +7,17 @@ newer versions alike: a field a record lacks is shown as absent, a field it adds
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .fields import config_problem, line_problem, loads
+
 __all__ = ["CONFIG_FILE", "EPISODES_FILE", "RunFolder", "ViewerError", "ViewerWarning", "read_run"]
 
 CONFIG_FILE = "config.json"
 EPISODES_FILE = "episodes.jsonl"
-#: Fields without which a line cannot be placed in a run (the rest default to absent).
-REQUIRED = ("agent", "domain", "problem")
-
 
 class ViewerError(ValueError):
     """A folder cannot be shown; the message names the file and what is wrong."""
@@ -47,8 +45,9 @@ def episode_key(line: dict[str, Any]) -> tuple[Any, ...]:
 def read_run(path: str | Path) -> RunFolder:
     """Read one run folder; a torn last line (a run still writing, or killed) is skipped silently.
 
-    Lines that are not JSON objects with agent, domain and problem are skipped with a `ViewerWarning`
-    naming file and line. An episode stored twice (a resumed run) keeps its last line.
+    Lines that are not JSON objects with agent, domain and problem, or whose fields do not have their record
+    types (`fields.line_problem`), are skipped with a `ViewerWarning` naming file and line. An episode stored
+    twice (a resumed run) keeps its last line.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -64,15 +63,20 @@ def read_run(path: str | Path) -> RunFolder:
     config: dict[str, Any] = {}
     if config_path.is_file():
         try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
+            config = loads(config_path.read_bytes())
         except ValueError as exc:
             raise ViewerError(f"{config_path}: not valid JSON ({exc})") from exc
-        if not isinstance(config, dict):
-            raise ViewerError(f"{config_path}: expected a JSON object, found {type(config).__name__}")
+        except OSError as exc:
+            raise ViewerError(f"{config_path}: cannot read ({exc.strerror or exc})") from exc
+        if problem := config_problem(config):
+            raise ViewerError(f"{config_path}: {problem}")
     notes: list[str] = []
     by_key: dict[tuple[Any, ...], dict[str, Any]] = {}
     if episodes_path.is_file():
-        data = episodes_path.read_bytes()
+        try:
+            data = episodes_path.read_bytes()
+        except OSError as exc:
+            raise ViewerError(f"{episodes_path}: cannot read ({exc.strerror or exc})") from exc
         raw_lines = data.split(b"\n")
         complete = data.endswith(b"\n")
         for number, raw in enumerate(raw_lines, start=1):
@@ -80,13 +84,13 @@ def read_run(path: str | Path) -> RunFolder:
                 continue
             last = number == len(raw_lines)
             try:
-                line = json.loads(raw)
+                line = loads(raw)
             except ValueError as exc:
                 if last and not complete:
                     continue  # torn last line: the run is still writing it, or was killed mid-write
                 notes.append(f"{episodes_path}, line {number}: not valid JSON ({exc}); skipped")
                 continue
-            problem = _line_problem(line)
+            problem = line_problem(line)
             if problem:
                 notes.append(f"{episodes_path}, line {number}: {problem}; skipped")
                 continue
@@ -97,14 +101,3 @@ def read_run(path: str | Path) -> RunFolder:
         warnings.warn(note, ViewerWarning, stacklevel=2)
     return RunFolder(folder, config, list(by_key.values()), notes)
 
-
-def _line_problem(line: Any) -> str | None:
-    if not isinstance(line, dict):
-        return f"expected a JSON object, found {type(line).__name__}"
-    missing = [name for name in REQUIRED if not isinstance(line.get(name), str)]
-    if missing:
-        return f"no {', '.join(missing)}"
-    trajectory = line.get("trajectory", [])
-    if not isinstance(trajectory, list) or not all(isinstance(s, dict) for s in trajectory):
-        return "trajectory is not a list of step objects"
-    return None

@@ -149,14 +149,18 @@ def read_task(
 ) -> LiftedTask:
     """Parse a STRIPS domain and problem into a `LiftedTask`."""
     problem = read_up_problem(domain_path, problem_path, max_file_bytes=max_file_bytes)
-    return lift(problem, Path(problem_path), domain_name(Path(domain_path), max_file_bytes))
+    domain_path = Path(domain_path)
+    return lift(problem, Path(problem_path), domain_name(domain_path, max_file_bytes), domain_path)
 
 
-def lift(problem, problem_path: Path | None = None, domain: str | None = None) -> LiftedTask:
-    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS."""
+def lift(
+    problem, problem_path: Path | None = None, domain: str | None = None, domain_path: Path | None = None
+) -> LiftedTask:
+    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS, naming
+    the domain file for what its actions and predicates hold and the problem file for its goal."""
 
-    def fail(message: str):
-        raise PDDLError(f"not STRIPS: {message}", problem_path)
+    def fail(message: str, path: Path | None = None):
+        raise PDDLError(f"not STRIPS: {message}", path or domain_path or problem_path)
 
     supertypes: dict[str, tuple[str, ...]] = {}
     for t in problem.user_types:
@@ -241,7 +245,7 @@ def lift(problem, problem_path: Path | None = None, domain: str | None = None) -
             positive = not c.is_not()
             atom = c.arg(0) if c.is_not() else c
             if not atom.is_fluent_exp():
-                fail(f"goal: unsupported expression {c}")
+                fail(f"goal: unsupported expression {c}", problem_path)
             goal.append((*ground_atom(atom), positive))
     return LiftedTask(
         domain_name=domain or "unknown",
