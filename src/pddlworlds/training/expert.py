@@ -2,8 +2,8 @@
 the first plan.
 
 On-policy data labels every state an agent reaches with what the expert would do there. A plan from a
-state is a breadth-first search from it (optimal) when the search stays small, else Fast Downward from
-that state (`planning.solve(..., initial_atoms=...)`: A*+LM-cut, then the satisficing configuration).
+state is a breadth-first search from it (optimal; it also proves a dead end) when the search stays
+small, else Fast Downward from that state (`planning.solve(..., initial_atoms=...)`: A*+LM-cut, then the satisficing configuration).
 Every plan found also answers for the states along it (a suffix of an optimal plan is optimal), so an
 agent that follows the expert for a while costs one search. A state from which no plan exists (a dead
 end) is answered with `None`.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..agents.examples import bfs_plan
+from ..worlds.search import breadth_first_search
 from ..worlds.world import World
 
 __all__ = ["BFS_MAX_NODES", "StateExpert"]
@@ -41,9 +41,10 @@ class StateExpert:
         if state in self._plans:
             return self._plans[state]
         task = self.world.task
-        plan: list[int] | None = bfs_plan(replace(task, init=state), max_nodes=self.bfs_max_nodes)
-        how = "bfs"
-        if plan is None:
+        search = breadth_first_search(replace(task, init=state), self.bfs_max_nodes)
+        plan: list[int] | None = list(search.plan) if search.status == "solvable" else None
+        how = "bfs" if search.status == "solvable" else "dead-end"
+        if search.status == "capped":
             plan, how = self._planner(state)
         self.how[how] = self.how.get(how, 0) + 1
         if plan is None:

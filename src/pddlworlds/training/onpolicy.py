@@ -6,7 +6,7 @@ prompts, free decoding; the agent acts on the model's reply), and `RelabelLLM` r
 agent makes with the reply the expert would give from the state the episode is in:
 - an action call: the next action of an optimal plan from the current state (`expert.StateExpert`);
   for HiAgent with `Subgoal: <line>` first when the expert's first subgoal from this state (cut and named
-  as the teacher cuts them, `teacher.segment_plan`) is not the subgoal the agent is working on;
+  as the teacher cuts them, `agents.segments.segment_plan`) is not the subgoal the agent is working on;
 - a summary call (HiAgent finishing a subgoal): `Met: yes|no` (yes when the facts the subgoal made true,
   named as the teacher names subgoals, restate its line) and the facts it made true;
 - at a dead end (no plan from the state) the call is kept with `reply: null` and `label: "dead-end"`;
@@ -24,9 +24,10 @@ import gymnasium as gym
 
 from ..agents import make_agent, prompts
 from ..agents.hiagent import HiAgent, same_subgoal
+from ..agents.segments import name_progress, segment_plan
 from ..llm import LLM, Completion, Message
 from .expert import StateExpert
-from .teacher import name_progress, segment_plan
+from .teacher import MAX_SUBGOAL_STEPS
 
 __all__ = ["LabelledCall", "RelabelLLM", "StateTrail", "play_labelled"]
 
@@ -102,8 +103,7 @@ class RelabelLLM:
         action = world.action_text(plan[0])
         if not isinstance(self.agent, HiAgent):
             return f" {action}"
-        texts = [world.action_text(i) for i in plan]
-        first = segment_plan(world, texts, start=state)[0].text
+        first = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
         current = self.agent.wm.current
         if current is not None and current.text and same_subgoal(current.text, first):
             return f"Action: {action}"

@@ -4,7 +4,7 @@
 takes both, and several folders at once: rounds aggregate with the expert data):
 - `calls.jsonl`: the data's call rows plus `label` ("expert" or "dead-end"; a dead end's `reply` is null
   and is not trained on), `model_reply` (what the model wrote; the agent acted on it) and `round`;
-- `episodes.jsonl`: per episode success, progress, steps, calls, dead ends, and how often the model's
+- `rollout_episodes.jsonl`: per episode success, progress, steps, calls, dead ends, and how often the model's
   action was the expert's;
 - `manifest.json`: the round (adapter path and sha256, generator seeds, problems played, problems
   dropped by the overlap check against shipped and held-out problems, counts, planner use).
@@ -32,7 +32,10 @@ from .expert import StateExpert
 from .onpolicy import LabelledCall, play_labelled
 from .problems import exclude_shipped, generate_training_problems
 
-__all__ = ["ROLLOUT_SEEDS", "rollout_dataset"]
+__all__ = ["ROLLOUT_EPISODES_FILE", "ROLLOUT_SEEDS", "rollout_dataset"]
+
+#: The round's episode summaries (not a run folder's `episodes.jsonl`: these are not episode records).
+ROLLOUT_EPISODES_FILE = "rollout_episodes.jsonl"
 
 #: Default generator seeds of on-policy problems (the expert data's default is 1001-1010).
 ROLLOUT_SEEDS: tuple[int, ...] = tuple(range(2001, 2004))
@@ -97,7 +100,7 @@ def rollout_dataset(
     rows: list[str] = []
     episodes: list[dict[str, Any]] = []
     planners: dict[str, int] = {}
-    calls_path, episodes_path = out / "calls.jsonl", out / "episodes.jsonl"
+    calls_path, episodes_path = out / "calls.jsonl", out / ROLLOUT_EPISODES_FILE
     for problem in tqdm(problems, desc="rollout", disable=not progress):
         d = domains()[problem.domain]
         for name in agents:
