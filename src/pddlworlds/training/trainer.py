@@ -20,13 +20,13 @@ import random
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write, file_sha256
 from ..host import cache_dir, default_threads
-from .data import call_from_json, load_calls
+from .data import call_from_json
+from .dataset import data_folders, length_report, read_manifest, training_rows
 from .options import check_range
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 
@@ -36,8 +36,6 @@ __all__ = [
     "TrainConfig",
     "build_sequences",
     "check_config",
-    "data_folders",
-    "length_report",
     "load_base_model",
     "load_tokenizer",
     "lr_factor",
@@ -146,34 +144,6 @@ def _encoder(tokenizer: Any):
     return encode
 
 
-def length_report(domains: Sequence[str], lengths: Sequence[int], max_len: int) -> dict[str, dict[str, Any]]:
-    """Per domain: calls, the share longer than `max_len` (skipped), and the call length distribution."""
-    import numpy as np
-
-    report = {}
-    for domain in sorted(set(domains)):
-        mine = np.array([n for d, n in zip(domains, lengths) if d == domain])
-        skipped = int((mine > max_len).sum())
-        report[domain] = {
-            "calls": int(mine.size),
-            "skipped_too_long": skipped,
-            "skipped_share": round(skipped / mine.size, 4),
-            "tokens_p50": int(np.percentile(mine, 50)),
-            "tokens_p90": int(np.percentile(mine, 90)),
-            "tokens_p99": int(np.percentile(mine, 99)),
-            "tokens_max": int(mine.max()),
-        }
-    return report
-
-
-def data_folders(data: str) -> list[Path]:
-    """`TrainConfig.data`: one dataset folder, or several separated by commas (expert data and rounds)."""
-    folders = [Path(part.strip()) for part in data.split(",") if part.strip()]
-    if not folders:
-        raise ValueError("no dataset folder given")
-    return folders
-
-
 def check_config(config: TrainConfig) -> None:
     """Raise ValueError naming the option when a number is out of range (what the CLI's argument types
     refuse), before anything is loaded or written."""
@@ -191,43 +161,12 @@ def check_config(config: TrainConfig) -> None:
         raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
 
 
-def _read_manifest(folder: Path) -> dict[str, Any]:
-    manifest_path = folder / "manifest.json"
-    manifest: Any = {}
-    if manifest_path.is_file():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (ValueError, RecursionError) as exc:
-            raise ValueError(f"{manifest_path}: not valid JSON ({exc})") from None
-        if not isinstance(manifest, dict):
-            raise ValueError(f"{manifest_path}: expected a JSON object, found {type(manifest).__name__}")
-    return manifest
-
-
-def _training_rows(config: TrainConfig) -> list[dict[str, Any]]:
-    """The calls of every dataset folder, in order; calls without a reply (an on-policy round's dead
-    ends) are left out."""
-    rows: list[dict[str, Any]] = []
-    for folder in data_folders(config.data):
-        rows += load_calls(folder)
-    rows = [r for r in rows if r.get("reply") is not None]
-    if config.agents:
-        rows = [r for r in rows if r["agent"] in config.agents]
-    if config.domains:
-        rows = [r for r in rows if r["domain"] in config.domains]
-    if not rows:
-        raise ValueError(
-            f"{config.data}: no calls to train on (agents {config.agents or 'all'}, domains {config.domains or 'all'})"
-        )
-    return rows
-
-
 def build_sequences(
     config: TrainConfig, tokenizer: Any, rows: list[dict[str, Any]] | None = None
 ) -> tuple[list[PackedSequence], PackStats, dict]:
     """The packed sequences of the dataset's calls (`rows`: read from `config.data` when not given);
     ValueError when no call fits in `config.max_len` tokens."""
-    rows = _training_rows(config) if rows is None else rows
+    rows = training_rows(config.data, config.agents, config.domains) if rows is None else rows
     calls = [call_from_json(r) for r in rows]
     sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
     if not sequences:
@@ -236,7 +175,7 @@ def build_sequences(
             "tokens; raise --max-len"
         )
     stats.by_domain = length_report([r["domain"] for r in rows], stats.lengths, config.max_len)
-    return sequences, stats, {str(folder): _read_manifest(folder) for folder in data_folders(config.data)}
+    return sequences, stats, {str(folder): read_manifest(folder) for folder in data_folders(config.data)}
 
 
 SCHEDULES = ("constant", "linear")
@@ -325,7 +264,7 @@ def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, s
 def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     """Fine-tune (or resume) per `config`; returns the summary also written to `out/summary.json`."""
     check_config(config)
-    rows = _training_rows(config)  # the data checked before the model is loaded or anything is written
+    rows = training_rows(config.data, config.agents, config.domains)  # the data checked before the model is loaded or anything is written
     out = Path(config.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
