@@ -61,10 +61,10 @@ def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     steps = sum(r["steps"] for r in rows)
     return {
         "episodes": len(rows),
-        "sr": round(100 * mean(r["success"] for r in rows), 1),
-        "pr": round(100 * mean(r["progress"] for r in rows), 1),
+        "sr": round(100.0 * mean(r["success"] for r in rows), 1),
+        "pr": round(100.0 * mean(r["progress"] for r in rows), 1),
         "executability": round(100 * sum(r["valid_steps"] for r in rows) / steps, 1) if steps else None,
-        "loops_per_episode": round(mean(r["loops"] for r in rows), 2),
+        "loops_per_episode": round(float(mean(r["loops"] for r in rows)), 2),
         "seconds_per_step": round(sum(r["seconds"] for r in rows) / steps, 2) if steps else None,
     }
 
