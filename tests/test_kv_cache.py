@@ -84,6 +84,26 @@ def test_evicted_prompt_is_restored(embedded: EmbeddedLLM) -> None:
 
 
 @pytest.mark.embedded
+def test_restored_prefix_far_behind_the_saved_end(embedded: EmbeddedLLM) -> None:
+    """A later prompt sharing only the start of a saved one (more than the 512-token sliding window before
+    its end) gets the same reply as from an empty cache: the sliding-window layers' early cells were saved
+    too (llama.cpp's per-sequence state leaves them out)."""
+    system = Message("system", " ".join(f"Rule {i}: block b{i} may go on b{i + 2}." for i in range(30)))
+    long_tail = " ".join(f"Step {i}: b{i % 9} moved onto b{(i * 4) % 11}." for i in range(90))
+    first = [system, Message("user", long_tail)]
+    later = [system, Message("user", "Which block may go on b7? Answer:")]
+    embedded.reset()
+    saved = embedded.chat(first, max_tokens=1)
+    embedded.chat([Message("user", "Something else entirely, to evict the prompt.")], max_tokens=1)
+    restored = embedded.chat(later, max_tokens=12)
+    embedded.reset()
+    cold = embedded.chat(later, max_tokens=12)
+    shared = restored.cached_tokens
+    assert saved.prompt_tokens - shared > 600 and shared > 200, (saved.prompt_tokens, shared)
+    assert restored.text == cold.text, embedded.next_token_logits(later, "", k=3)
+
+
+@pytest.mark.embedded
 def test_budget_bounds_the_saved_states(embedded: EmbeddedLLM) -> None:
     prompts = [[Message("user", " ".join(f"Item {j} of list {i}." for j in range(80)))] for i in range(4)]
     embedded.reset()

@@ -3,10 +3,14 @@
 One llama.cpp context holds one KV cache, and a call whose prompt shares only a short prefix with it
 throws the rest away: HiAgent's summariser call (its own system prompt) evicts the action prompt, and
 agents sharing a loaded model evict each other. `PromptStates` keeps what a call is about to throw away
-(the live sequence's KV cells, copied out with llama.cpp's per-sequence state API) and, before a call,
-puts back the saved state that shares the longest prefix with its prompt when that beats the live cache.
-A restore is a memory copy (about 18 KiB a token for Gemma 3 270M), far cheaper than evaluating the
-tokens again (`scripts/bench_llm.py` measures both).
+(the context's state, copied out with llama.cpp's state API) and, before a call, puts back the saved state
+that shares the longest prefix with its prompt when that beats the live cache. A restore is a memory copy
+(about 18 KiB a token for Gemma 3 270M), far cheaper than evaluating the tokens again
+(`scripts/bench_llm.py --sections states` measures both).
+
+The whole context's state is saved, not the sequence's: llama.cpp's per-sequence state leaves out the
+cells of sliding-window layers that the last position no longer sees, and those are needed again when a
+later prompt shares only an earlier part of the saved one.
 
 The caller holds the context's lock around `prepare`; nothing here is thread-safe on its own.
 """
@@ -52,7 +56,8 @@ class CacheStats:
 @dataclass
 class _Entry:
     tokens: np.ndarray
-    state: bytes
+    state: Any  # the ctypes byte array llama.cpp wrote (kept as is: no copy on save or restore)
+    size: int  # bytes of it that hold the state
 
 
 class PromptStates:
@@ -109,37 +114,35 @@ class PromptStates:
         import llama_cpp
 
         ctx = llama.ctx
-        size = int(llama_cpp.llama_state_seq_get_size(ctx, 0))
+        size = int(llama_cpp.llama_state_get_size(ctx))
         if size <= 0 or size > self.max_bytes:
             return False
         buffer = (ctypes.c_uint8 * size)()
-        written = int(llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0))
+        written = int(llama_cpp.llama_state_get_data(ctx, buffer, size))
         if written <= 0:
             return False
         for key in [k for k, e in self._entries.items() if common_prefix(e.tokens, live) == len(e.tokens)]:
             self._drop(key)  # a state holding a prefix of this one is never the best match again
-        self._entries[self._next_key] = _Entry(live.copy(), bytes(buffer)[:written])
+        self._entries[self._next_key] = _Entry(live.copy(), buffer, written)
         self._next_key += 1
-        self.bytes += written
+        self.bytes += size
         while self.bytes > self.max_bytes and self._entries:
             self._drop(next(iter(self._entries)))
         return True
 
     def _drop(self, key: int) -> None:
-        self.bytes -= len(self._entries.pop(key).state)
+        self.bytes -= len(self._entries.pop(key).state)  # the array's full size, as counted on save
 
 
 def _load(llama: Any, entry: _Entry, keep: int) -> bool:
-    """Replace the live sequence by `entry`'s and keep its first `keep` tokens as the reusable prefix.
+    """Replace the live state by `entry`'s and keep its first `keep` tokens as the reusable prefix.
 
     Never claiming the whole prompt makes llama-cpp-python evaluate at least the last prompt token, so
     sampling starts from logits computed now, not from the previous call's."""
     import llama_cpp
 
     memory = llama_cpp.llama_get_memory(llama.ctx)
-    llama_cpp.llama_memory_seq_rm(memory, 0, -1, -1)
-    buffer = (ctypes.c_uint8 * len(entry.state)).from_buffer_copy(entry.state)
-    if int(llama_cpp.llama_state_seq_set_data(llama.ctx, buffer, len(entry.state), 0)) == 0:
+    if int(llama_cpp.llama_state_set_data(llama.ctx, entry.state, entry.size)) != entry.size:
         llama.reset()
         return False
     llama.input_ids[: len(entry.tokens)] = entry.tokens

@@ -45,11 +45,12 @@ _SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "
 @dataclass(frozen=True)
 class ServeOptions:
     """What `pddlworlds serve` loads and where it listens. `model`: a GGUF path (None: the default
-    model); `lora`: an adapter GGUF, "none", or None for the shipped adapter on the default model; `name`:
+    model); `lora`: the `--lora` option (`SHIPPED_ADAPTER`: the shipped adapter on the default model, an
+    adapter GGUF, "none"; None: no adapter); `name`:
     the model name the server answers to (None: the model's id, as the run configuration records it)."""
 
     model: str | None = None
-    lora: str | None = None
+    lora: str | None = SHIPPED_ADAPTER
     host: str = "127.0.0.1"
     port: int = 8000
     n_ctx: int = 16384
@@ -136,9 +137,8 @@ def build_app(options: ServeOptions) -> tuple[Any, EmbeddedLLM]:
     from llama_cpp.server.model import LlamaProxy
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
-    lora = SHIPPED_ADAPTER if options.lora is None else options.lora
-    llm = EmbeddedLLM(
-        options.model, n_ctx=options.n_ctx, n_threads=options.n_threads, lora_path=lora,
+    llm = EmbeddedLLM(  # the one place the --lora option becomes a file (`resolve_adapter`)
+        options.model, n_ctx=options.n_ctx, n_threads=options.n_threads, lora_path=options.lora,
         prompt_format=options.prompt_format,
     )
     name = options.name or llm.model_id
