@@ -15,7 +15,6 @@ comparable with an idle one's).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import socket
 import subprocess
@@ -24,6 +23,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from pddlworlds.artefacts.runs import EPISODES_FILE, read_episodes
 
 
 def free_port() -> int:
@@ -60,7 +61,7 @@ def timed_eval(out: Path, llm: list[str], workers: int, args: argparse.Namespace
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"eval failed ({done.returncode}): {done.stderr[-2000:]}")
-    lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
+    lines = read_episodes(out / EPISODES_FILE).lines
     return elapsed, sum(1 for x in lines if not x.get("error"))
 
 

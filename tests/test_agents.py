@@ -549,7 +549,7 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
         f"Subgoal: {SUBGOAL_1}\nAction: {PLAN[0]}",
     ]
     # Replies without content are the model's (invalid steps); endpoint faults (invalid JSON, 5xx after the
-    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those (issue 15).
+    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those.
     failures = ["null", "empty", "null"]
     record, requests, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
     t = record.trajectory

@@ -164,12 +164,12 @@ def test_faults_are_stored_and_resumed(tmp_path: Path) -> None:
     out = tmp_path / "small-context"
     with served(port, "--n-ctx", "128"):
         info = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/pddlworlds/model", timeout=30))
-        assert info["n_ctx"] == 256 and info["name"] == NAME
+        assert info["n_ctx"] == 128 and info["name"] == NAME
         first = eval_cli(out, url)
         assert first.returncode == 1, first.stderr
         (line,) = stored(out)
         assert line["error"]["kind"] == "context_length" and not line["trajectory"], line["error"]
-        assert "maximum context length is 256 tokens" in line["error"]["message"]  # llama.cpp rounds up
+        assert "maximum context length is 128 tokens" in line["error"]["message"]
         again = eval_cli(out, url)  # re-run on resume, and a fault again: the context is still 128 tokens
         assert again.returncode == 1 and "1 of them re-run after a fault" in again.stderr, again.stderr
     out = tmp_path / "killed"

@@ -56,13 +56,14 @@ def test_torn_last_line_of_a_run_in_progress_is_skipped(tmp_path: Path) -> None:
     assert len(run.lines) == 16 and run.notes == []
 
 
-def test_resumed_run_keeps_the_last_line_of_an_episode(tmp_path: Path) -> None:
+def test_an_episode_stored_twice_keeps_its_first_line_with_a_note(tmp_path: Path) -> None:
     folder = copy_run(tmp_path)
     first = lines_of(folder)[0]
     again = dict(first, progress=0.5, run_time_s=99.0)
     with open(folder / "episodes.jsonl", "a") as handle:
         handle.write(json.dumps(again) + "\n")
-    run = read_run(folder)
+    with pytest.warns(ViewerWarning, match=r"episodes.jsonl, line 17: duplicate of line 1; skipped"):
+        run = read_run(folder)
     assert len(run.lines) == 16
     kept = [
         line
@@ -70,7 +71,7 @@ def test_resumed_run_keeps_the_last_line_of_an_episode(tmp_path: Path) -> None:
         if (line["agent"], line["domain"], line["problem"])
         == (first["agent"], first["domain"], first["problem"])
     ]
-    assert kept == [again]
+    assert kept == [first]  # as the report and a resume count it
 
 
 def test_bad_line_in_the_middle_is_skipped_with_file_and_line(tmp_path: Path) -> None:
@@ -389,6 +390,7 @@ def test_view_survives_nan_surrogates_deep_nesting_and_huge_numbers(
     text += json.dumps(set_field(good, "", "run_time_s", 1.5)).replace("1.5", "1e400") + "\n"
     text += json.dumps(set_field(good, "", "steps", 2**70)) + "\n"
     text += json.dumps(set_field(good, "", "deep", "X")).replace('"X"', "[" * 100_000 + "]" * 100_000) + "\n"
+    text += json.dumps(set_field(good, "", "flags", {"a": json.loads("[" * 100 + "]" * 100)})) + "\n"
     lone = set_field(good, "step", "observation", "b1 is on the table.")
     lone["problem"] = "lone"
     text += json.dumps(lone).replace("b1 is on the table.", "b1 \\ud800 is on the table.") + "\n"
@@ -399,7 +401,8 @@ def test_view_survives_nan_surrogates_deep_nesting_and_huge_numbers(
     for number in (2, 3, 4):
         assert f"line {number}: not valid JSON" in err
     assert "line 5: steps is a number, expected an integer" in err
-    assert "line 6: not valid JSON (nested deeper than 64 levels)" in err
+    assert "line 6: not valid JSON (nested too deep to read)" in err
+    assert "line 7: flags nests deeper than 64 levels" in err
     page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout
     assert "b1 \ufffd is on the table." in page
 

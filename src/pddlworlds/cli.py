@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
-from .evaluation.cli import add_parsers as add_eval_parsers
-from .insights.cli import add_parsers as add_insight_parsers
+from .evaluation.cli import add_eval_parsers
 from .llm.cli import add_parsers as add_serve_parsers
 from .planning.cli import add_plan_parsers
 from .tables import add_format_option
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
-from .worlds.catalogue import DEFAULT_SPLIT, get_domain
-from .worlds.pddl import PDDLError, PDDLNormalisationWarning
+from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
+from .worlds.pddl import PDDLError, ignore_normalisation_warnings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -85,13 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--problem", help="problem name (default: picked by --seed)")
     p.add_argument("--split", default=DEFAULT_SPLIT)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
     p.set_defaults(func=cmd_play)
 
     add_plan_parsers(sub)
     add_eval_parsers(sub)
     add_view_parsers(sub)
-    add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
     add_train_parsers(sub)
     add_serve_parsers(sub)
     return parser
@@ -99,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)  # shipped quirks; the library still warns
+    ignore_normalisation_warnings()  # the shipped files' known quirks; the library still warns
     try:
         return int(args.func(args) or 0)
     except (ValueError, PDDLError) as exc:

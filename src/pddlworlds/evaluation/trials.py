@@ -1,5 +1,5 @@
 """Trials: the problem set played N times, with an optional memory updated from each trial's episodes
-before the next (issue 13: the insight store, `pddlworlds.insights.InsightMemory`).
+before the next (such as the insight store, `pddlworlds.insights.InsightMemory`).
 
     out/trials.json      the trial count and the memory's identity (compared on resume; N may grow)
     out/memory/          the memory's own files (for insights: a store version per trial and update logs)
@@ -8,8 +8,9 @@ before the next (issue 13: the insight store, `pddlworlds.insights.InsightMemory
 
 A run killed at any point resumes at the right trial: a trial whose memory update is done is skipped;
 otherwise its run folder resumes as any run does, and the update is made again from its stored episodes.
-This module never imports a memory: anything with the `TrialMemory` methods will do. The run loop's part
-is the hook marked "issue 13" in the runner: an episode's spec carries `memory.use(...)` and the trial.
+This module never imports a memory: anything with the `TrialMemory` methods (`pddlworlds.agents.insights`)
+will do. The run loop's part: each episode's spec carries the trial and what the memory hands out for it
+(`memory.use(...)`, an `InsightSource`).
 """
 
 from __future__ import annotations
@@ -19,25 +20,26 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from ..agents.insights import TrialMemory
+from ..artefacts.runs import is_errored
 from ..files import atomic_write
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from .configuration import config_differences
 from .episode import llm_for
 from .errors import EvaluationError, RunStopped
 from .metrics import aggregate
 from .runner import RunResult, run_evaluation
 from .spec import RunPlan
-from .store import RunStore, is_errored
+from .store import RunStore
 
 __all__ = [
     "MEMORY_DIR",
     "TRIALS_FILE",
-    "TrialMemory",
     "TrialsResult",
     "cmd_trials",
     "run_trials",
@@ -50,33 +52,6 @@ TRIALS_FILE = "trials.json"
 TRIALS_REPORT = "trials.md"
 MEMORY_DIR = "memory"
 TRIALS_FORMAT = 1
-
-
-class TrialMemory(Protocol):
-    """What `run_trials` asks of a cross-trial memory; `folder` is `out/memory`."""
-
-    def hold(self) -> AbstractContextManager[None]: ...  # held for the whole run: checks and locks the memory
-
-    def prepare(self, folder: Path) -> None: ...  # before the first trial (once; kept on resume)
-
-    def identity(self, folder: Path) -> dict[str, Any]: ...  # recorded in trials.json, compared on resume
-
-    def done(self, folder: Path, trial: int) -> bool: ...  # the update after `trial` is written
-
-    def use(
-        self, folder: Path, trial: int
-    ) -> Any: ...  # the agents' view for `trial`: `selector()`, `describe()`
-
-    def update(
-        self,
-        folder: Path,
-        trial: int,
-        lines: Sequence[dict[str, Any]],
-        earlier: Sequence[Sequence[dict[str, Any]]],
-        llm: Any,
-    ) -> None: ...
-
-    def columns(self, folder: Path, trial: int) -> dict[str, str]: ...  # extra report columns after `trial`
 
 
 @dataclass
@@ -216,7 +191,7 @@ def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -
         extra = memory.columns(out / MEMORY_DIR, trial) if memory is not None else {}
         for agent in dict.fromkeys(line["agent"] for line in lines):
             mine = [line for line in lines if line["agent"] == agent]
-            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", 30)))
+            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", DEFAULT_MAX_EPISODE_STEPS)))
             rows.append(
                 {
                     "trial": trial,

@@ -17,6 +17,7 @@ from .embedded import (
     SHIPPED_ADAPTER,
     EmbeddedLLM,
     default_model_path,
+    resolve_adapter,
     shipped_adapter_path,
 )
 from .openai_compatible import OpenAICompatibleLLM
@@ -56,5 +57,6 @@ __all__ = [
     "llm_usage",
     "parse_llm",
     "register_backend",
+    "resolve_adapter",
     "shipped_adapter_path",
 ]

@@ -14,6 +14,7 @@ __all__ = ["add_parsers", "cmd_serve"]
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from .embedded import SHIPPED_ADAPTER
     from .serve import ServeOptions, serve
 
     if not 0 < args.port < 65536:
@@ -21,7 +22,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.n_ctx < 16:
         raise ValueError(f"--n-ctx must be at least 16 tokens, not {args.n_ctx}")
     options = ServeOptions(
-        model=args.model, lora=args.lora, host=args.host, port=args.port, n_ctx=args.n_ctx,
+        model=args.model, lora=args.lora or SHIPPED_ADAPTER, host=args.host, port=args.port, n_ctx=args.n_ctx,
         n_threads=args.threads, prompt_format=args.prompt_format, api_key=args.api_key, name=args.name,
     )
 

@@ -34,6 +34,7 @@ __all__ = [
     "from_spec",
     "label",
     "prompt_cache_budget",
+    "resolve_adapter",
     "shipped_adapter_path",
 ]
 
@@ -44,8 +45,9 @@ DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 #: The LoRA adapter shipped in `models/` (trained by `pddlworlds train` on the default model; its card
 #: beside it says how, on what, and how well it plays).
 DEFAULT_ADAPTER = "gemma-3-270m-pddlworlds-lora-v1.gguf"
-#: `EmbeddedLLM(lora_path=SHIPPED_ADAPTER)` (the default): the shipped adapter on the default model, no
-#: adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
+#: The option that names the shipped adapter (`--lora`'s default, and `EmbeddedLLM`'s): the shipped adapter on
+#: the default model, no adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
+#: `resolve_adapter` turns an option into a file once, where it enters; below that, None means no adapter.
 SHIPPED_ADAPTER = "shipped"
 NO_ADAPTER = "none"
 #: Environment variable that sets the saved-prompt-state budget of `--llm embedded`, in MiB (0: none).
@@ -59,6 +61,22 @@ def shipped_adapter_path() -> Path:
     path = data_dir("models") / DEFAULT_ADAPTER
     if not path.is_file():
         raise FileNotFoundError(f"the shipped adapter is missing: {path}; use lora_path=None for the base model")
+    return path
+
+
+def resolve_adapter(
+    option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the shipped file
+    on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are none;
+    anything else is a file, which must exist (`FileNotFoundError`)."""
+    if option is None or option == NO_ADAPTER:
+        return None
+    if option == SHIPPED_ADAPTER:
+        return shipped_adapter_path() if model_path is None else None
+    path = Path(option).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"LoRA adapter file not found: {path}")
     return path
 
 
@@ -159,14 +177,8 @@ class EmbeddedLLM:
         self._sha256: str | None = None
         # A LoRA adapter (llama.cpp GGUF, see pddlworlds.training) changes the model: its name and digest
         # join the model's id, so runs with and without it are never confused.
-        if lora_path == SHIPPED_ADAPTER:
-            lora_path = shipped_adapter_path() if model_path is None else None
-        elif lora_path == NO_ADAPTER:
-            lora_path = None
-        self.lora_path = Path(lora_path).resolve() if lora_path is not None else None
+        self.lora_path = resolve_adapter(lora_path, model_path)
         if self.lora_path is not None:
-            if not self.lora_path.is_file():
-                raise FileNotFoundError(f"LoRA adapter file not found: {self.lora_path}")
             check_adapter(self.lora_path, self.model_path)  # llama.cpp crashes on a bad file: refuse it here
             self._model_id += f"+{_model_id_from_path(self.lora_path)}-{file_sha256(self.lora_path)[:12]}"
         if prompt_format not in ("auto", "chat", "plain"):
@@ -367,11 +379,10 @@ def _model_id_from_path(path: Path) -> str:
 
 
 def from_spec(spec: Any) -> EmbeddedLLM:
-    """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf|none`; default the
-    shipped adapter on the default model), with the run's thread count."""
-    lora = SHIPPED_ADAPTER if spec.lora is None else spec.lora
+    """The registry's factory: `--llm embedded[:PATH.gguf]` with the spec's adapter file (None: none; the
+    CLI resolves `--lora` into it), the run's thread count and the saved-prompt-state budget."""
     budget = prompt_cache_budget()
-    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=lora, prompt_cache_bytes=budget)
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=spec.lora, prompt_cache_bytes=budget)
 
 
 def prompt_cache_budget() -> int:

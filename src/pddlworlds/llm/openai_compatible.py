@@ -190,8 +190,8 @@ class OpenAICompatibleLLM:
         }
         if stop:
             request["stop"] = list(stop)
-        extra = self.server_traits().request_fields  # e.g. llama-cpp-python's sampler defaults, made ours
-        if extra:
+        extra = self._traits.request_fields if self._traits is not None else {}
+        if extra:  # e.g. the in-process sampler where llama-cpp-python's server has other defaults
             request["extra_body"] = dict(extra)
         for name in self._dropped:
             request.pop(name, None)
@@ -206,6 +206,7 @@ class OpenAICompatibleLLM:
         temperature: float = 0.0,
     ) -> Completion:
         openai = self._openai
+        self.server_traits()  # asked once, before the call's clock starts
         start = time.perf_counter()
         for _ in range(len(DROPPABLE_PARAMETERS) + 1):  # each round may drop one rejected parameter
             request = self._request(messages, max_tokens, stop, temperature)

@@ -6,15 +6,15 @@ backend does, and any number of eval workers and other tools share it over HTTP:
     pddlworlds serve --port 8000
     pddlworlds eval --llm openai:pddlworlds --base-url http://127.0.0.1:8000/v1
 
-What makes its greedy replies the in-process backend's:
-- the prompt: a chat request's messages become the same text `EmbeddedLLM.chat` builds (plain text ending
-  on the cue for the pretrained GGUF, Gemma's template for an `-it` one), tokenised the same way (BOS
-  added, special tokens parsed). The GGUF carries no chat template, so llama-cpp-python alone would fall
-  back to Llama-2's; the server's chat handler is ours;
-- the model: loaded by `EmbeddedLLM` (same context size, threads, adapter, and `swa_full`, which
-  llama-cpp-python's `ModelSettings` cannot set, so the prompt prefix is reused across calls as in-process);
-- the sampler: llama-cpp-python's server applies a repeat penalty of 1.1 (and top-k 40, min-p 0.05) unless
-  a request says otherwise; `OpenAICompatibleLLM` says otherwise (see `llm.dialects`).
+Its greedy replies are the in-process backend's because the chat route answers through `EmbeddedLLM.chat`
+itself (llama-cpp-python's own chat path would not do: the GGUF carries no chat template, so it would fall
+back to Llama-2's; it parses special tokens in message text; its sampler defaults to a repeat penalty of
+1.1): the same prompt text (plain text ending on the cue for the pretrained GGUF, Gemma's template for an
+`-it` one), the same tokens, the same prompt-prefix reuse, the same sampler, on a model loaded with the
+same context size, threads, adapter and `swa_full` (which llama-cpp-python's `ModelSettings` cannot set).
+A request's `max_tokens`, `stop` and `temperature` apply; its other sampling fields do not. A prompt over
+the context is answered with OpenAI's 400 `context_length_exceeded`. The `/v1/completions` route is
+llama-cpp-python's own, on the same model.
 
 It serves one request at a time (llama-cpp-python holds one lock around its model): workers queue.
 `GET /pddlworlds/model` tells clients what is served: the model id and digest, its prompt format, its
@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .base import Message
 from .embedded import SHIPPED_ADAPTER, EmbeddedLLM
-from .prompt_formats import format_gemma_chat, format_plain
 
 __all__ = ["INFO_PATH", "INSTALL_HINT", "ServeOptions", "build_app", "chat_handler", "serve", "served_info"]
 
@@ -44,11 +45,12 @@ _SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "
 @dataclass(frozen=True)
 class ServeOptions:
     """What `pddlworlds serve` loads and where it listens. `model`: a GGUF path (None: the default
-    model); `lora`: an adapter GGUF, "none", or None for the shipped adapter on the default model; `name`:
+    model); `lora`: the `--lora` option (`SHIPPED_ADAPTER`: the shipped adapter on the default model, an
+    adapter GGUF, "none"; None: no adapter); `name`:
     the model name the server answers to (None: the model's id, as the run configuration records it)."""
 
     model: str | None = None
-    lora: str | None = None
+    lora: str | None = SHIPPED_ADAPTER
     host: str = "127.0.0.1"
     port: int = 8000
     n_ctx: int = 16384
@@ -58,22 +60,55 @@ class ServeOptions:
     name: str | None = None
 
 
-def chat_handler(prompt_format: str) -> Callable[..., Any]:
-    """A llama-cpp-python chat handler that writes the prompt as `EmbeddedLLM.chat` does."""
-    from llama_cpp import llama_chat_format
+def chat_handler(llm: EmbeddedLLM, name: str) -> Callable[..., Any]:
+    """A llama-cpp-python chat handler that answers through `llm.chat`: the in-process backend's own
+    prompt, tokens, prompt-prefix reuse and sampler, with the request's `max_tokens`, `stop` and
+    `temperature` (other sampling fields are not the in-process backend's and are not applied)."""
 
-    render = format_gemma_chat if prompt_format == "chat" else format_plain
-
-    def formatter(*, messages: list[dict[str, Any]], **_: Any) -> Any:
+    def handler(
+        *,
+        messages: list[dict[str, Any]],
+        max_tokens: int | None = None,
+        stop: str | list[str] | None = None,
+        temperature: float = 0.0,
+        stream: bool = False,
+        **_: Any,
+    ) -> dict[str, Any]:
+        if stream:
+            raise ValueError("pddlworlds serve answers whole replies: send the request without stream")
         turns = []
         for i, message in enumerate(messages):
             content = message.get("content")
             if not isinstance(content, str):
                 raise TypeError(f"message {i}: only text content is served, not {type(content).__name__}")
             turns.append(Message(str(message.get("role")), content))
-        return llama_chat_format.ChatFormatterResponse(prompt=render(turns))
+        stops = [stop] if isinstance(stop, str) else list(stop or [])
+        limit = max_tokens if max_tokens and max_tokens > 0 else llm.n_ctx
+        reply = llm.chat(turns, max_tokens=limit, stop=stops, temperature=temperature)
+        if reply.error is not None and reply.error.startswith("prompt of"):
+            # the words llama-cpp-python's server turns into OpenAI's 400 `context_length_exceeded`
+            raise ValueError(f"Requested tokens ({reply.prompt_tokens}) exceed context window of {llm.n_ctx}")
+        if reply.error is not None and reply.error.startswith("llama.cpp:"):
+            raise RuntimeError(reply.error)
+        text = reply.text or reply.raw or ""
+        usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": name,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "logprobs": None,
+                    "finish_reason": "length" if reply.completion_tokens >= limit else "stop",
+                }
+            ],
+            "usage": {**usage, "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        }
 
-    return llama_chat_format.chat_formatter_to_chat_completion_handler(formatter)
+    return handler
 
 
 def served_info(llm: EmbeddedLLM, name: str) -> dict[str, Any]:
@@ -84,7 +119,7 @@ def served_info(llm: EmbeddedLLM, name: str) -> dict[str, Any]:
         "model_id": llm.model_id,
         "model_sha256": llm.model_sha256,
         "prompt_format": llm.prompt_format,
-        "n_ctx": int(llm.llama.n_ctx()),  # llama.cpp rounds the size asked for up to a multiple of 256
+        "n_ctx": llm.n_ctx,
         "in_context_example": llm.in_context_example,
     }
 
@@ -102,13 +137,12 @@ def build_app(options: ServeOptions) -> tuple[Any, EmbeddedLLM]:
     from llama_cpp.server.model import LlamaProxy
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
-    lora = SHIPPED_ADAPTER if options.lora is None else options.lora
-    llm = EmbeddedLLM(
-        options.model, n_ctx=options.n_ctx, n_threads=options.n_threads, lora_path=lora,
+    llm = EmbeddedLLM(  # the one place the --lora option becomes a file (`resolve_adapter`)
+        options.model, n_ctx=options.n_ctx, n_threads=options.n_threads, lora_path=options.lora,
         prompt_format=options.prompt_format,
     )
-    llm.llama.chat_handler = chat_handler(llm.prompt_format)
     name = options.name or llm.model_id
+    llm.llama.chat_handler = chat_handler(llm, name)
     settings = ModelSettings(
         model=str(llm.model_path), model_alias=name, n_ctx=llm.n_ctx, n_threads=llm.n_threads,
         n_threads_batch=llm.n_threads, logits_all=False, verbose=False,

@@ -5,7 +5,7 @@
   "messages": [{"role", "content"}], "reply", "stop"}`: the messages exactly as the agent sent them, the
   reply exactly as the agent parsed it, and the stop sequences of that call (the first one ends the
   trained reply, so a model learns to write what stops its own generation);
-- `episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
+- `teacher_episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
 - `manifest.json`: generator seeds and sizes, the agents with their flags (the prompt profile: no
   in-context example), planner, detour rates, counts, and the overlap check against shipped problems.
 """
@@ -24,11 +24,13 @@ from tqdm import tqdm
 
 from .. import generators
 from ..agents import PROMPTS_VERSION, make_agent
-from ..agents.examples import bfs_plan
+from ..agents.hiagent import same_subgoal
+from ..agents.segments import segment_plan
 from ..worlds.catalogue import domains
 from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env
+from ..worlds.search import shortest_plan
 from .packing import REPLY_END
 from .problems import (
     TRAIN_SEEDS,
@@ -38,12 +40,12 @@ from .problems import (
     generate_training_problems,
 )
 from .teacher import (
+    MAX_SUBGOAL_STEPS,
     Detours,
     RecordedCall,
     TeacherLLM,
     expert_moves,
     hiagent_replies,
-    segment_plan,
     standard_replies,
 )
 
@@ -61,6 +63,8 @@ __all__ = [
 #: The agents whose conversations are recorded; the prompt profile is the one without the example.
 TRAIN_AGENTS: tuple[str, ...] = ("standard", "hiagent")
 BFS_MAX_NODES = 100_000
+#: One line per played episode (not a run folder's episode file: another format).
+TEACHER_EPISODES_FILE = "teacher_episodes.jsonl"
 
 
 @dataclass
@@ -82,7 +86,7 @@ def expert_plan(problem: TrainingProblem, timeout: float = 60) -> tuple[list[str
     d = domains()[problem.domain]
     env = make_env(d.domain_file, problem.path, text_file=d.text_file)
     world = env.unwrapped.world
-    plan = bfs_plan(world.task, max_nodes=BFS_MAX_NODES)
+    plan = shortest_plan(world.task, max_states=BFS_MAX_NODES)
     if plan is not None:
         return [world.action_text(i) for i in plan], "bfs"
     from ..planning import solve
@@ -104,7 +108,7 @@ def record_episode(
     world = env.unwrapped.world
     rng = random.Random(f"{seed}/{agent_name}/{problem.domain}/{problem.name}")
     moves = expert_moves(world, plan, rng, detours)
-    segments = segment_plan(world, plan) if agent_name != "standard" else []
+    segments = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal) if agent_name != "standard" else []
     if agent_name == "standard":
         script = standard_replies(moves)
     else:
@@ -256,7 +260,7 @@ def generate_dataset(
         json.dumps({k: v for k, v in asdict(ep).items() if k != "calls"} | {"calls": len(ep.calls)})
         for ep in episodes
     ]
-    atomic_write(out / "episodes.jsonl", "".join(line + "\n" for line in ep_lines))
+    atomic_write(out / TEACHER_EPISODES_FILE, "".join(line + "\n" for line in ep_lines))
     manifest = {
         "prompts_version": PROMPTS_VERSION,
         "prompt_profile": {"example": False},

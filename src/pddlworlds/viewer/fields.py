@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from ..printable import valid_text
@@ -86,17 +87,32 @@ CONFIG = {
 }
 
 
-def _kind_ok(value: Any, kind: str) -> bool:
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INT
-    if kind == "number":
-        return (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and abs(value) <= MAX_INT
-        )
-    return isinstance(value, {"bool": bool, "str": str, "list": list, "dict": dict, "none": type(None)}[kind])
+_PYTHON_TYPES = {
+    "int": {int},
+    "number": {int, float},
+    "bool": {bool},
+    "str": {str},
+    "list": {list},
+    "dict": {dict},
+    "none": {type(None)},
+}
+
+
+def _allowed(schema: dict[str, tuple[str, ...]]) -> dict[str, frozenset[type]]:
+    """Each field's kinds as the exact Python types JSON gives them (a boolean is not an int here)."""
+    return {name: frozenset().union(*(_PYTHON_TYPES[k] for k in kinds)) for name, kinds in schema.items()}
+
+
+_ALLOWED = {id(schema): _allowed(schema) for schema in (EPISODE, STEP, CALL, CONFIG)}
+
+
+def _value_ok(value: Any, allowed: frozenset[type]) -> bool:
+    kind = type(value)
+    if kind not in allowed:
+        return False
+    if kind is float:
+        return math.isfinite(value) and abs(value) <= MAX_INT
+    return kind is not int or abs(value) <= MAX_INT
 
 
 _NAMES = {
@@ -115,11 +131,30 @@ def _describe(value: Any) -> str:
     return name.get(type(value), "a number")
 
 
+def _depth(value: Any) -> int:
+    """How deep `value` nests lists and objects (0 for a scalar), counted no further than MAX_DEPTH + 1."""
+    stack, deepest = [(value, 0)], 0
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _fields_problem(obj: dict[str, Any], schema: dict[str, tuple[str, ...]], where: str) -> str | None:
-    for name, kinds in schema.items():
-        if name in obj and not any(_kind_ok(obj[name], kind) for kind in kinds):
-            wanted = " or ".join(_NAMES[k] for k in kinds)
-            return f"{where}{name} is {_describe(obj[name])}, expected {wanted}"
+    allowed = _ALLOWED[id(schema)]
+    for name, value in obj.items():
+        if name in allowed and not _value_ok(value, allowed[name]):
+            wanted = " or ".join(_NAMES[k] for k in schema[name])
+            return f"{where}{name} is {_describe(value)}, expected {wanted}"
+        # Nesting is bounded everywhere (the trajectory's steps are checked one by one).
+        if isinstance(value, (dict, list)) and name != "trajectory" and _depth(value) > MAX_DEPTH:
+            return f"{where}{name} nests deeper than {MAX_DEPTH} levels"
     return None
 
 
@@ -163,8 +198,8 @@ def config_problem(config: Any) -> str | None:
 
 def clean_text(value: Any, depth: int = 0) -> Any:
     """`value` with every lone surrogate in its strings (keys too) replaced by U+FFFD; refuses deep nesting."""
-    if depth > MAX_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    if depth > 2 * MAX_DEPTH:
+        raise ValueError(f"nested deeper than {2 * MAX_DEPTH} levels")
     if isinstance(value, str):
         return valid_text(value)
     if isinstance(value, list):
@@ -185,7 +220,7 @@ def _finite(text: str) -> float:
     return value
 
 
-def loads(raw: str | bytes) -> Any:
+def loads(raw: bytes) -> Any:
     """JSON as the viewer accepts it: no NaN or Infinity, no overflowing number, no deep nesting, valid text.
 
     Raises ValueError (the reason) for anything else, RecursionError included.
@@ -193,5 +228,9 @@ def loads(raw: str | bytes) -> Any:
     try:
         value = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
-    return clean_text(value)
+        raise ValueError("nested too deep to read") from None
+    # A lone surrogate can only come from a \uD800-\uDFFF escape: walk the value only then.
+    return clean_text(value) if _SURROGATE_ESCAPE.search(raw) else value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")

@@ -20,9 +20,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from ..files import atomic_write
 from .pagedata import page_data
-from .runs import RunFolder, ViewerError, read_run
+from .runs import ViewerError, read_run
 
 __all__ = ["build_html", "csp_source", "render", "write_page"]
 

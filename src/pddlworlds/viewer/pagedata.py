@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from .pictures import picture_of
 from .published import published_beside
 from .replay import Replayer
-from .runs import RunFolder
 
 __all__ = [
     "EpisodeDetail",

@@ -12,7 +12,10 @@ which gets the parsed `unified_planning` problem back from `read_up_problem`.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +44,8 @@ __all__ = [
     "read_pddl_bytes",
     "read_pddl_text",
     "PDDLNormalisationWarning",
+    "ignore_normalisation_warnings",
+    "normalisation_warnings_ignored",
     "Literal",
     "Schema",
     "LiftedTask",
@@ -54,6 +59,20 @@ __all__ = [
     "domain_name",
     "lift",
 ]
+
+
+def ignore_normalisation_warnings() -> None:
+    """Ignore `PDDLNormalisationWarning` from now on: what a program (the CLI, a worker, a script) does, as
+    the shipped files' rewrites are known; library code that reads them uses the context manager below."""
+    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+
+
+@contextlib.contextmanager
+def normalisation_warnings_ignored() -> Iterator[None]:
+    """Ignore `PDDLNormalisationWarning` inside the block only."""
+    with warnings.catch_warnings():
+        ignore_normalisation_warnings()
+        yield
 
 
 # --------------------------------------------------------------------------------------------------

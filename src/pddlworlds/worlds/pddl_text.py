@@ -47,7 +47,7 @@ class SizeLimitError(PDDLError):
 
 
 #: Largest PDDL file read, in bytes (128 KiB; the largest shipped file is under 5 kB). unified-planning's
-#: reader is slow on large input (issue 15 measured 44 s for 0.5 MB, about 30 min for 20 MB), so bigger
+#: reader is slow on large input (44 s for 0.5 MB, about 30 min for 20 MB, measured), so bigger
 #: files are refused before it sees them; pass a larger `max_file_bytes` to read one anyway.
 MAX_PDDL_BYTES = 128 * 1024
 #: Deepest parenthesis nesting accepted. Shipped files reach 5; unified-planning's recursive reader
