@@ -23,6 +23,10 @@ class LLMCall:
     raw_output: str
     error: str | None = None
     raw_output_length: int | None = None  # the reply's length when the stored raw_output was cut
+    # the admissible-action setting only: how many actions the model chose among, and the summed token
+    # log-probability of the reply it chose
+    candidates: int | None = None
+    logprob: float | None = None
 
 
 @dataclass

@@ -126,8 +126,9 @@ def build_plan(args: argparse.Namespace) -> Any:
         agents = agent_names()
     if not agents:
         raise ValueError("--agents is empty")
+    decoding = getattr(args, "decoding", None) or "free"
     for agent in agents:
-        resolve_agent(agent)
+        resolve_agent(agent, getattr(args, "prompt_file", None), decoding)
     agents = list(dict.fromkeys(agents))
     from ..profiles import get_profile
 
@@ -166,6 +167,8 @@ def build_plan(args: argparse.Namespace) -> Any:
             raise ValueError(f"--lora: adapter file not found: {args.lora}")
         else:
             backend = dataclasses.replace(backend, lora=str(Path(args.lora).resolve()))
+    if decoding != "free" and (backend.backend is None or not backend.backend.scores_candidates):
+        raise ValueError(f"--decoding {decoding} needs a backend that scores given texts (embedded), not --llm {args.llm}")
     problems = _csv(args.problems) if args.problems else None
     from ..proofs import split_unsolvable
 
@@ -196,6 +199,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
         profile=profile,
         prompt_file=prompt_file,
+        decoding=decoding,
     )
 
 
@@ -405,6 +409,11 @@ def add_eval_parsers(subparsers: Any) -> None:
         help="an AgentBoard PDDL prompt file (JSON: per domain system_msg, instruction, examples): STANDARD "
         "then assembles its prompt as AgentBoard's own agent does (stop newline, 100 new tokens); its "
         "sha256 is kept in the run configuration",
+    )
+    p.add_argument(
+        "--decoding", default="free", choices=["free", "admissible"],
+        help="free (default): the model writes its actions; admissible: it picks the most probable valid action "
+        "(embedded model only; a setting of its own, not comparable with published numbers)",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     p.set_defaults(func=cmd_eval)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..files import atomic_write
 from . import metrics as M
+from .configuration import decoding_words
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label, paper_row
 from .plots import write_plots
 from .spec import specs_from
@@ -314,6 +315,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         + (f"; prompt file: `{config['prompt_file']['path']}` (sha256 {config['prompt_file']['sha256'][:12]}…)"
            if config.get("prompt_file") else "")
         + _example_words(config),
+        f"- decoding: {decoding_words(config)}",
         "",
         "## Success, progress, steps, context and time (Table 1 layout)",
         "",

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
-from .base import Completion, Message
+from .base import Choice, Completion, Message
 from .prompt_formats import format_gemma_chat, format_plain
 
 __all__ = [
@@ -260,6 +260,24 @@ class EmbeddedLLM:
         if not text.strip():
             return Completion("", len(tokens), completion_tokens, latency, error="empty completion", raw=text)
         return Completion(text, len(tokens), completion_tokens, latency)
+
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
+        """The most probable of `continuations` as the reply to `messages` (the admissible-action
+        setting): each one's summed token log-probability, scored by `scoring.score_continuations`."""
+        from .scoring import score_continuations
+
+        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        start = time.perf_counter()
+        with self._lock:
+            tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            candidates = [self._llama.tokenize(c.encode("utf-8"), add_bos=False, special=False) for c in continuations]
+            try:
+                scores = score_continuations(self._llama, tokens, candidates)
+            except RuntimeError:  # llama_decode failure: the KV cache may be half-written
+                self._llama.reset()
+                raise
+        best = max(range(len(continuations)), key=lambda i: scores.logprobs[i])
+        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start)
 
 
 @contextlib.contextmanager
