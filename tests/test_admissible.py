@@ -121,8 +121,8 @@ def test_hiagent_offers_retrieval_of_finished_subgoals_only_when_it_may_retrieve
 
 
 def test_candidates_put_impossible_and_look_around_with_the_meta_actions() -> None:
-    env = gym.make("pddlworlds/Tyreworld-v0", allow_impossible=True)
-    env.reset(options={"problem": "problem1"})
+    env = gym.make("pddlworlds/Tyreworld-v0", split="agentboard", allow_impossible=True)
+    env.reset(options={"problem": "p01"})
     actions = candidate_actions(env, look_around=True, retrievable=[2])
     world = [a for a in env.unwrapped.valid_actions() if a != "impossible"]
     assert actions == [*world, "check valid actions", "look around", "retrieve(2)", "impossible"]

@@ -1,6 +1,13 @@
 """The admissible-action setting's scoring on the real embedded model: one shared prompt evaluation plus
-each candidate's tokens gives the same summed log-probabilities (and the same pick) as one whole
-evaluation per candidate by a second copy of the model that keeps every position's logits."""
+each candidate's tokens gives the same pick, and the same summed log-probabilities up to llama.cpp's
+rounding, as one whole evaluation per candidate by a second copy of the model that keeps every position's
+logits.
+
+The rounding: the quantised model's sums depend on the shape of the batch a token is evaluated in. The
+same prompt and candidate evaluated in one batch, as prompt then candidate, or token by token gave summed
+log-probabilities up to 0.48 apart (these seven candidates, shipped adapter, 2026-11-23), so the scores
+are compared within 0.5 and the pick is checked on candidates whose best leads by more than that.
+"""
 
 from __future__ import annotations
 
@@ -64,14 +71,15 @@ def test_shared_prompt_scoring_matches_one_evaluation_per_candidate() -> None:
     choice = llm.choose(MESSAGES, CANDIDATES)
     slow = _slow_logprobs(llm)
     assert choice.index == int(np.argmax(slow))
-    np.testing.assert_allclose(choice.logprobs, slow, atol=0.05)
-    assert len(set(np.round(slow, 2))) == len(slow)  # the candidates really differ: the pick is not a tie
+    np.testing.assert_allclose(choice.logprobs, slow, atol=0.5)
+    best, second = sorted(slow, reverse=True)[:2]
+    assert best - second > 0.5  # the pick is no near-tie that rounding could flip
     # last tokens are scored without being evaluated, and shared starts are evaluated once
     held = sum(llm.count_tokens(c) for c in CANDIDATES)
     assert 0 < choice.scored_tokens < held - len(CANDIDATES)
     # the cache holds the prompt afterwards: a second call (whole prompt cached) and a free reply still work
     again = llm.choose(MESSAGES, CANDIDATES)
     assert again.index == choice.index
-    np.testing.assert_allclose(again.logprobs, choice.logprobs, atol=0.05)
+    np.testing.assert_allclose(again.logprobs, choice.logprobs, atol=0.5)
     reply = llm.chat(MESSAGES, max_tokens=8, stop=["\n"])
     assert reply.error is None and reply.prompt_tokens == choice.prompt_tokens
