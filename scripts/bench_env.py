@@ -30,9 +30,9 @@ import time
 import warnings
 from dataclasses import dataclass
 
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.env import PDDLTextEnv
-from pddlworlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning
 
 #: PDDLGym's own environment comparable to each domain, and its steps/s with a valid-action listing per
 #: step as measured on the development machine (the issue's figures).

@@ -17,8 +17,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from pddlworlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, ground
-from pddlworlds.pddl import MAX_PDDL_BYTES, LiftedTask, Literal, Schema, SizeLimitError, read_task
+from pddlworlds.worlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, ground
+from pddlworlds.worlds.pddl import MAX_PDDL_BYTES, LiftedTask, Literal, Schema, SizeLimitError, read_task
 
 WIDE_DOMAIN = """\
 (define (domain wide)

@@ -206,8 +206,8 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
 
     import pddlworlds  # noqa: F401  (registers the environments)
     from pddlworlds.agents import HiAgent, StandardAgent
-    from pddlworlds.catalogue import domains
-    from pddlworlds.plans import optimal_lengths
+    from pddlworlds.worlds.catalogue import domains
+    from pddlworlds.artefacts.plans import optimal_lengths
     from pddlworlds.registration import env_id
 
     out: dict[str, float] = {}

@@ -16,10 +16,10 @@ import time
 import warnings
 from collections import defaultdict
 
-from pddlworlds.catalogue import DEFAULT_SPLIT, domains
-from pddlworlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning
 from pddlworlds.planning import PLANNERS, solve
-from pddlworlds.plans import read_index
+from pddlworlds.artefacts.plans import read_index
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -148,7 +148,7 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
     import gymnasium as gym
 
     import pddlworlds  # noqa: F401  (registers the environments)
-    from pddlworlds.catalogue import domains
+    from pddlworlds.worlds.catalogue import domains
     from pddlworlds.registration import env_id
 
     rng = np.random.default_rng(seed)

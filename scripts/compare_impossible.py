@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pddlworlds.evaluation.impossible import records_from_lines, success_with_and_without
+from pddlworlds.evaluation.unsolvable import records_from_lines, success_with_and_without
 from pddlworlds.evaluation.report import load_run
 
 

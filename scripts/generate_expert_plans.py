@@ -31,9 +31,9 @@ import warnings
 
 from tqdm import tqdm
 
-from pddlworlds.catalogue import domains, get_domain
-from pddlworlds.grounding import natural_key
-from pddlworlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.catalogue import domains, get_domain
+from pddlworlds.worlds.grounding import natural_key
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning
 from pddlworlds.planning import (
     get_planner,
     parse_plan,

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, bfs_plan, problem_body, segment_plan
-from pddlworlds.catalogue import Domain, domains
+from pddlworlds.worlds.catalogue import Domain, domains
 from pddlworlds.files import atomic_write
 from pddlworlds.generators import LEVELS, generate_problem
 from pddlworlds.registration import make_env

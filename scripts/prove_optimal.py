@@ -43,8 +43,8 @@ from pathlib import Path
 
 import up_fast_downward
 
-from pddlworlds.catalogue import DEFAULT_SPLIT, domains
-from pddlworlds.pddl import domain_constants, normalise_domain, normalise_problem
+from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
+from pddlworlds.worlds.pddl import domain_constants, normalise_domain, normalise_problem
 from pddlworlds.planning import (
     parse_plan,
     planner_version,

@@ -48,13 +48,13 @@ SPLIT = "agentboard"
 
 def shipped_problems() -> list[tuple[str, str]]:
     """(domain, problem) for every public problem, in catalogue order."""
-    from pddlworlds.catalogue import domains
+    from pddlworlds.worlds.catalogue import domains
 
     return [(name, problem) for name, domain in domains().items() for problem in domain.problems(SPLIT)]
 
 
 def shipped_domains() -> list[str]:
-    from pddlworlds.catalogue import domains
+    from pddlworlds.worlds.catalogue import domains
 
     return list(domains())
 
@@ -77,8 +77,8 @@ def cache_dir() -> str:
 @pytest.fixture(scope="session")
 def world_of() -> Callable[[str, str], object]:
     """`world_of(domain, problem)`: the `World` of a shipped problem, loaded once per session."""
-    from pddlworlds.catalogue import get_domain
-    from pddlworlds.world import World
+    from pddlworlds.worlds.catalogue import get_domain
+    from pddlworlds.worlds.world import World
 
     worlds: dict[tuple[str, str], World] = {}
 

@@ -1,6 +1,6 @@
 """profile="agentboard": replays checked against a reference written here from AgentBoard's rules.
 
-The reference below is independent of `pddlworlds.agentboard_text` / `agentboard_world`: it keeps
+The reference below is independent of `pddlworlds.worlds.agentboard.text` / `agentboard_world`: it keeps
 AgentBoard's wording table as AgentBoard's code has it (a Python dict with repeated keys, positional
 `{}` templates; data from hkust-nlp/AgentBoard, agentboard/environment/pddl_env/pddl_env.py, Apache-2.0)
 and re-states its rules in a few lines. Only the state transition is shared (the grounded task, which
@@ -18,10 +18,10 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the ids)
-from pddlworlds.catalogue import get_domain
+from pddlworlds.worlds.catalogue import get_domain
 from pddlworlds.env import StepInfo
-from pddlworlds.pddl import PDDLError, PDDLNormalisationWarning
-from pddlworlds.plans import plan_file
+from pddlworlds.worlds.pddl import PDDLError, PDDLNormalisationWarning
+from pddlworlds.artefacts.plans import plan_file
 from pddlworlds.registration import env_id, make_env
 
 # AgentBoard's table in its order, repeated keys and all: as in their dict literal, the last entry of a key wins.
@@ -442,6 +442,6 @@ def test_bad_agentboard_text_file_names_file_and_entry(tmp_path) -> None:
 )
 def test_word_splitting_follows_nltk(text, words) -> None:
     """Expected words as NLTK 3.10's word_tokenize gives them."""
-    from pddlworlds.agentboard_text import word_tokenize
+    from pddlworlds.worlds.agentboard.text import word_tokenize
 
     assert word_tokenize(text) == words

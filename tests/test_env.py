@@ -12,11 +12,11 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pddlworlds.catalogue import domains
-from pddlworlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.catalogue import domains
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning
 from pddlworlds.registration import DEFAULT_MAX_EPISODE_STEPS, env_id
-from pddlworlds.text import CHARSET
-from pddlworlds.world import GOAL_REACHED
+from pddlworlds.worlds.text import CHARSET
+from pddlworlds.worlds.world import GOAL_REACHED
 
 INFO_KEYS = {
     "domain", "split", "problem", "goal", "step", "progress", "success", "action_valid", "action_kind",

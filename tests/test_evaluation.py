@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.evaluation import metrics as M
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.cli import parse_seeds

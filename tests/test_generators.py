@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds.catalogue import data_dir, get_domain, load_task
+from pddlworlds.worlds.catalogue import data_dir, get_domain, load_task
 from pddlworlds.generators import (
     BARMAN_GOAL_LIMITS,
     DOMAINS,
@@ -23,7 +23,7 @@ from pddlworlds.generators import (
     problem_size,
     random_towers,
 )
-from pddlworlds.pddl import read_up_problem
+from pddlworlds.worlds.pddl import read_up_problem
 
 REPO_DOMAINS = data_dir("pddl_domains")
 NAMES = [f"{level}-{i:02d}" for level in LEVELS for i in range(1, PER_LEVEL + 1)]

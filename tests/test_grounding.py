@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import get_domain
-from pddlworlds.grounding import ground, natural_key
-from pddlworlds.pddl import PDDLNormalisationWarning, read_task, read_up_problem
+from pddlworlds.worlds.catalogue import get_domain
+from pddlworlds.worlds.grounding import ground, natural_key
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning, read_task, read_up_problem
 
 WALK_STEPS = 20
 # unified-planning grounds every type-compatible action before it can list the applicable ones (about 10 ms

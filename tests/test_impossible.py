@@ -9,15 +9,15 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds.catalogue import domains
-from pddlworlds.grounding import ground
-from pddlworlds.impossible import IMPOSSIBLE_ACTION, is_claim
-from pddlworlds.pddl import PDDLNormalisationWarning, domain_constants
-from pddlworlds.plans import plan_file, read_index
-from pddlworlds.proofs import is_unsolvable, read_proofs, split_unsolvable
+from pddlworlds.worlds.catalogue import domains
+from pddlworlds.worlds.grounding import ground
+from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION, is_claim
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning, domain_constants
+from pddlworlds.artefacts.plans import plan_file, read_index
+from pddlworlds.artefacts.proofs import is_unsolvable, read_proofs, split_unsolvable
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.registration import env_id
-from pddlworlds.unsolvable import candidates, derive, exhaustive_search, problem_text, trivial_reason
+from pddlworlds.unsolvable.variants import candidates, derive, exhaustive_search, problem_text, trivial_reason
 
 warnings.simplefilter("ignore", PDDLNormalisationWarning)
 
@@ -233,7 +233,7 @@ def test_random_claims_with_its_fixed_probability(monkeypatch):
 def test_llm_agents_are_told_of_the_action_only_when_offered():
     pytest.importorskip("openai")
     from pddlworlds.agents import make_agent
-    from pddlworlds.agents.impossible_rule import IMPOSSIBLE_RULE
+    from pddlworlds.agents.unsolvable_rule import IMPOSSIBLE_RULE
     from pddlworlds.llm import OpenAICompatibleLLM
     from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
@@ -261,7 +261,7 @@ def _record(domain: str, solvable: bool, claimed: bool, success: bool, steps: in
 
 
 def test_f1_on_a_hand_checked_fixture():
-    from pddlworlds.evaluation.impossible import OVERALL, claim_scores, impossible_rows
+    from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, impossible_rows
 
     records = [
         # blocksworld: 2 unsolvable (1 claimed), 3 solvable (1 claimed, 1 solved)
@@ -295,7 +295,7 @@ def test_eval_on_a_mixed_split_expert_f1_one_and_report_section(tmp_path):
     from argparse import Namespace
 
     from pddlworlds.evaluation.cli import build_plan
-    from pddlworlds.evaluation.impossible import OVERALL, claim_scores, records_from_lines
+    from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, records_from_lines
     from pddlworlds.evaluation.report import write_report
     from pddlworlds.evaluation.runner import run_evaluation
 

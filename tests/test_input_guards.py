@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import pddlworlds
-from pddlworlds.catalogue import check_split_name, get_domain, load_task, names_shipped_domain
+from pddlworlds.worlds.catalogue import check_split_name, get_domain, load_task, names_shipped_domain
 from pddlworlds.env import SOLVED_AT_RESET, PDDLTextEnv
-from pddlworlds.grounding import MAX_GROUND_ACTIONS, check_size, estimate_size, ground
-from pddlworlds.pddl import MAX_NESTING, PDDLError, SizeLimitError, read_pddl_text, read_task
+from pddlworlds.worlds.grounding import MAX_GROUND_ACTIONS, check_size, estimate_size, ground
+from pddlworlds.worlds.pddl import MAX_NESTING, PDDLError, SizeLimitError, read_pddl_text, read_task
 
 DOMAIN = """\
 (define (domain toy)

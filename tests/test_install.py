@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import domains
+from pddlworlds.worlds.catalogue import domains
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ SCRIPT = r"""
 import json, sys
 import gymnasium as gym
 import pddlworlds
-from pddlworlds.catalogue import data_dir, domains
+from pddlworlds.worlds.catalogue import data_dir, domains
 
 out = {
     "file": pddlworlds.__file__,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.catalogue import load_task
-from pddlworlds.pddl import (
+from pddlworlds.worlds.catalogue import load_task
+from pddlworlds.worlds.pddl import (
     PDDLError,
     PDDLNormalisationWarning,
     normalise_domain,
@@ -171,7 +171,7 @@ def test_normalisation_warning_repeats_on_a_cache_hit(tmp_path: Path, toy) -> No
 
 
 def test_shipped_tyreworld_is_normalised(world_of) -> None:
-    from pddlworlds.catalogue import get_domain
+    from pddlworlds.worlds.catalogue import get_domain
 
     d = get_domain("tyreworld")
     with pytest.warns(PDDLNormalisationWarning, match="domain constant"):

@@ -12,7 +12,7 @@ import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
 from pddlworlds.agents.scripted import ExpertAgent, RandomAgent
-from pddlworlds.catalogue import domains, get_domain
+from pddlworlds.worlds.catalogue import domains, get_domain
 from pddlworlds.planning import (
     INDEX_COLUMNS,
     PLANNERS,
@@ -30,9 +30,9 @@ from pddlworlds.planning import (
 )
 from pddlworlds.planning.cli import add_plan_parsers
 from pddlworlds.planning.worker import tagged_pids
-from pddlworlds.plans import plan_file, read_index
+from pddlworlds.artefacts.plans import plan_file, read_index
 
-pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.pddl.PDDLNormalisationWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.worlds.pddl.PDDLNormalisationWarning")
 
 INDEX_ROWS = [r for r in read_index() if r.get("length", "").isdigit()]
 
@@ -333,7 +333,7 @@ def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domai
     import gymnasium as gym
 
     from pddlworlds.agents.scripted import ExpertAgent
-    from pddlworlds.catalogue import get_domain
+    from pddlworlds.worlds.catalogue import get_domain
     from pddlworlds.registration import env_id
 
     env = gym.make(env_id(domain), max_episode_steps=40)  # Tyreworld p04 needs 39

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.pddl import PDDLError, read_task
-from pddlworlds.text import CHARSET, ActionParser, ParsedAction, ParseError, load_templates, tokens
+from pddlworlds.worlds.pddl import PDDLError, read_task
+from pddlworlds.worlds.text import CHARSET, ActionParser, ParsedAction, ParseError, load_templates, tokens
 
 ALLOWED = set(CHARSET)
 MAX_ACTIONS = 400

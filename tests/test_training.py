@@ -11,7 +11,7 @@ import pytest
 
 from pddlworlds.agents import make_agent, prompts
 from pddlworlds.agents.parsing import parse_reply
-from pddlworlds.catalogue import domains, load_task
+from pddlworlds.worlds.catalogue import domains, load_task
 from pddlworlds.llm import Completion, Message
 from pddlworlds.registration import make_env
 from pddlworlds.training.data import expert_plan, generate_dataset, load_calls, record_episode

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from pddlworlds.text import CHARSET, ParsedAction
-from pddlworlds.world import GOAL_REACHED
+from pddlworlds.worlds.text import CHARSET, ParsedAction
+from pddlworlds.worlds.world import GOAL_REACHED
 
 WALK_STEPS = 15
 ALLOWED = set(CHARSET)
@@ -83,7 +83,7 @@ def test_meta_actions_leave_the_state(world_of) -> None:
 
 
 def test_a_listed_action_wins_over_the_meta_action_its_words_contain(tmp_path) -> None:
-    from pddlworlds.world import World
+    from pddlworlds.worlds.world import World
 
     (tmp_path / "domain.pddl").write_text(
         "(define (domain d) (:requirements :strips) (:predicates (p ?x) (q ?x))"

@@ -13,12 +13,12 @@ import argparse
 import sys
 import warnings
 
-from .catalogue import DEFAULT_SPLIT, domains, get_domain
+from .worlds.catalogue import DEFAULT_SPLIT, domains, get_domain
 from .evaluation.cli import add_parsers as add_eval_parsers
 from .insights.cli import add_parsers as add_insight_parsers
-from .pddl import PDDLError, PDDLNormalisationWarning
+from .worlds.pddl import PDDLError, PDDLNormalisationWarning
 from .planning.cli import add_plan_parsers
-from .proofs import solvable_text
+from .artefacts.proofs import solvable_text
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
 
@@ -27,8 +27,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .grounding import ground
-    from .plans import optimal_lengths
+    from .worlds.grounding import ground
+    from .artefacts.plans import optimal_lengths
 
     table = Table(title="pddlworlds problems")
     for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):

@@ -9,13 +9,13 @@ from typing import Any, TypedDict
 import gymnasium as gym
 from gymnasium import spaces
 
-from .catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
-from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
-from .impossible import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
-from .pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
-from .profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
-from .text import CHARSET, OBSERVATION_MODES
-from .world import World
+from .worlds.catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
+from .worlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
+from .unsolvable.claim import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
+from .worlds.pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
+from .worlds.profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
+from .worlds.text import CHARSET, OBSERVATION_MODES
+from .worlds.world import World
 
 __all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "StepInfo", "problems_by_name"]
 
@@ -138,7 +138,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
     profile's text file lying beside the domain file is used; a `text_file` that does not exist is an
     error, and so are two problem files of one name). `profile`: "pddlworlds" (default) or "agentboard",
-    which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.agentboard_world`);
+    which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.worlds.agentboard.world`);
     its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
     refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
     `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
@@ -250,7 +250,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     def _solvable(self, problem: str) -> bool | None:
         """Read from the stored proofs once per problem (every step's `info` carries it)."""
         if problem not in self._solvable_known:
-            from .proofs import solvability
+            from .artefacts.proofs import solvability
 
             known = None if self.split == "custom" else solvability(self.domain_name, problem, self._optimal_length(problem))
             self._solvable_known[problem] = known
@@ -258,7 +258,7 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     def _optimal_length(self, problem: str) -> int | None:
         if self._optimal_lengths is None:
-            from .plans import optimal_lengths
+            from .artefacts.plans import optimal_lengths
 
             self._optimal_lengths = optimal_lengths(self.domain_name, self.split)
         return self._optimal_lengths.get(problem)

@@ -7,7 +7,7 @@ from pathlib import Path
 import gymnasium as gym
 from gymnasium.wrappers import TimeLimit
 
-from .catalogue import domains
+from .worlds.catalogue import domains
 
 __all__ = ["ENTRY_POINT", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env"]
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..impossible import IMPOSSIBLE_ACTION
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from ..llm import Message, candidate_scorer
 from ..records import LLMCall
 from . import prompts

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..text import join_and
+from ..worlds.text import join_and
 from .prompts import clause
 
 if TYPE_CHECKING:
-    from ..grounding import GroundTask
-    from ..world import World
+    from ..worlds.grounding import GroundTask
+    from ..worlds.world import World
 
 __all__ = [
     "EXAMPLE_FILE",

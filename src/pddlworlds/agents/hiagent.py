@@ -1,8 +1,8 @@
 """HiAgent: working memory in subgoal chunks, with summaries of finished subgoals and trajectory retrieval.
 
 Each turn the model writes `Subgoal: ...` and `Action: ...` (a new subgoal) or only `Action: ...`
-(continuing the current one); a subgoal that restates the current one in other words (token-set
-similarity at least `SAME_SUBGOAL`) continues it. When a new subgoal is written, the finished one's
+(continuing the current one); a subgoal that restates the current one in other words continues it
+(`sameness.same_subgoal`: the same names in the same order, and words that say the same thing). When a new subgoal is written, the finished one's
 action/observation pairs leave the prompt and a summary takes their place; the summary comes from the
 summariser, a separate call with its own prompt that sees only the finished subgoal and its pairs and
 says whether it was met (yes, no, or unknown when the reply does not say). `Action: retrieve(k)` shows
@@ -19,7 +19,6 @@ Ablations (flags of this one class):
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gymnasium as gym
@@ -31,8 +30,9 @@ from . import prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
+from .sameness import same_subgoal
 
-__all__ = ["HIAGENT_CONFIGS", "SAME_SUBGOAL", "HiAgent", "hiagent_name", "same_subgoal", "subgoal_words"]
+__all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name", "same_subgoal"]
 
 
 #: HiAgent configurations by name: (summarize, retrieve, hide_finished), the flags as the agent keeps them
@@ -49,25 +49,6 @@ _NAMES = {flags: name for name, flags in HIAGENT_CONFIGS.items()}
 
 def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str:
     return _NAMES[(summarize and hide_finished, retrieve and hide_finished, hide_finished)]
-
-
-#: Two subgoal statements whose word sets (lower case, without the words in `_FILLER`) overlap by at least
-#: this Jaccard index are the same subgoal: "clear b1" and "make b1 clear" (2/3) are, "clear b1" and
-#: "clear b2" (1/3) are not. Word order is ignored, so "stack b1 on b2" restates "stack b2 on b1".
-SAME_SUBGOAL = 0.6
-_FILLER = frozenset("a an the to of and then now so that is are be it its first next".split())
-
-
-def subgoal_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in re.findall(r"[a-z0-9_\-]+", text.lower()) if w not in _FILLER)
-
-
-def same_subgoal(a: str, b: str) -> bool:
-    """Whether `b` restates subgoal `a` (token-set similarity, see `SAME_SUBGOAL`)."""
-    wa, wb = subgoal_words(a), subgoal_words(b)
-    if not wa or not wb:
-        return wa == wb
-    return len(wa & wb) / len(wa | wb) >= SAME_SUBGOAL
 
 
 class HiAgent(LLMAgent):

@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..catalogue import domains
+from ..worlds.catalogue import domains
 from ..env import StepInfo
 from ..llm import DECODINGS, LLM, Completion, Message, candidate_scorer
 from ..records import LLMCall
@@ -25,8 +25,8 @@ from . import prompts
 from .admissible import candidate_actions, choose_action, free_head
 from .base import Agent
 from .examples import Example, example_file, load_example
-from .impossible_rule import with_impossible_rule
 from .parsing import Reply, parse_reply
+from .unsolvable_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
 

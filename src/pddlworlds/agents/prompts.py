@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..text import join_and
+from ..worlds.text import join_and
 
 if TYPE_CHECKING:
-    from ..pddl import Literal, Schema
-    from ..world import World
+    from ..worlds.pddl import Literal, Schema
+    from ..worlds.world import World
     from .examples import Example
     from .memory import Subgoal
 

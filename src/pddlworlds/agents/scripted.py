@@ -16,9 +16,9 @@ from typing import Any
 import gymnasium as gym
 
 from ..env import StepInfo
-from ..impossible import IMPOSSIBLE_ACTION
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from .base import Agent
-from .impossible_rule import offers_impossible
+from .unsolvable_rule import offers_impossible
 
 __all__ = ["ExpertAgent", "RandomAgent"]
 
@@ -72,7 +72,7 @@ class ExpertAgent(Agent):
         self._unsolvable = False
         world = self._env.world
         if self._env.split != "custom":
-            from ..proofs import is_unsolvable
+            from ..artefacts.proofs import is_unsolvable
 
             self._unsolvable = is_unsolvable(self._env.domain_name, world.name)
         if self._unsolvable:  # proven: no plan to follow or look for; claim it where the action is offered

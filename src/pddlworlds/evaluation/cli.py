@@ -62,7 +62,7 @@ def select_problems(
 ) -> dict[str, list[str]]:
     """Domain -> problems to play. `problems` items are names (`p01`, applied to every domain that has
     one of that name) or `domain:name`; `limit` keeps the first N of each domain (in natural order)."""
-    from ..catalogue import get_domain
+    from ..worlds.catalogue import get_domain
 
     available = {d: get_domain(d).problems(split) for d in domain_names}
     if problems is None:
@@ -101,8 +101,8 @@ def select_problems(
 def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
     """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
     without a stored length come last): the quick default run."""
-    from ..catalogue import get_domain
-    from ..plans import optimal_lengths
+    from ..worlds.catalogue import get_domain
+    from ..artefacts.plans import optimal_lengths
 
     chosen = {}
     for d in domain_names:
@@ -117,7 +117,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
-    from ..catalogue import domains as all_domains
+    from ..worlds.catalogue import domains as all_domains
     from ..llm import NO_ADAPTER
     from .spec import RunPlan, agent_names, parse_llm, resolve_agent
 
@@ -130,7 +130,7 @@ def build_plan(args: argparse.Namespace) -> Any:
     for agent in agents:
         resolve_agent(agent, getattr(args, "prompt_file", None), decoding)
     agents = list(dict.fromkeys(agents))
-    from ..profiles import get_profile
+    from ..worlds.profiles import get_profile
 
     profile = get_profile(getattr(args, "profile", None) or "pddlworlds").name  # unknown names fail here
     prompt_file = getattr(args, "prompt_file", None)
@@ -170,7 +170,7 @@ def build_plan(args: argparse.Namespace) -> Any:
     if decoding != "free" and (backend.backend is None or not backend.backend.scores_candidates):
         raise ValueError(f"--decoding {decoding} needs a backend that scores given texts (embedded), not --llm {args.llm}")
     problems = _csv(args.problems) if args.problems else None
-    from ..proofs import split_unsolvable
+    from ..artefacts.proofs import split_unsolvable
 
     unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
     if problems is None and args.limit is None and any(unsolvable.values()):
@@ -437,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parsers(sub)
     args = parser.parse_args(argv)
-    from ..pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import PDDLNormalisationWarning
 
     warnings.simplefilter("ignore", PDDLNormalisationWarning)
     return int(args.func(args) or 0)

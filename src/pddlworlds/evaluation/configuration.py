@@ -50,7 +50,7 @@ def build_config(
     if plan.profile != "pddlworlds":
         config["profile"] = plan.profile
     if plan.allow_impossible:
-        from ..agents.impossible_rule import IMPOSSIBLE_RULE_VERSION
+        from ..agents.unsolvable_rule import IMPOSSIBLE_RULE_VERSION
 
         config["allow_impossible"] = True
         config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None

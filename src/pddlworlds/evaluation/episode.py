@@ -44,7 +44,7 @@ def llm_for(backend: BackendSpec) -> Any:
 
 
 def quiet_warnings() -> None:
-    from ..pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import PDDLNormalisationWarning
 
     warnings.simplefilter("ignore", PDDLNormalisationWarning)  # known quirks of the shipped problems
 

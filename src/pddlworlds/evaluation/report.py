@@ -389,7 +389,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: tuple | None = N
         ]
     if config.get("profile") == "agentboard":
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
-    from .impossible import impossible_section
+    from .unsolvable import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / "report.md"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from ..pddl import LiftedTask
+from ..worlds.pddl import LiftedTask
 
 __all__ = ["category_of", "task_category"]
 
@@ -24,8 +24,8 @@ def task_category(task: LiftedTask) -> str:
 @functools.lru_cache(maxsize=1024)
 def category_of(domain: str, split: str, problem: str) -> str:
     """The category of a catalogue problem (read once per process)."""
-    from ..catalogue import get_domain
-    from ..pddl import PDDLNormalisationWarning
+    from ..worlds.catalogue import get_domain
+    from ..worlds.pddl import PDDLNormalisationWarning
 
     with warnings.catch_warnings():  # known quirks of shipped problems; the env reports them itself
         warnings.simplefilter("ignore", PDDLNormalisationWarning)

@@ -46,7 +46,7 @@ NO_ADAPTER = "none"
 
 def shipped_adapter_path() -> Path:
     """The shipped adapter file (`models/` in a checkout, `pddlworlds/models/` when installed)."""
-    from ..catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
+    from ..worlds.catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
 
     path = data_dir("models") / DEFAULT_ADAPTER
     if not path.is_file():

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..catalogue import DEFAULT_SPLIT, get_domain
+from ..worlds.catalogue import DEFAULT_SPLIT, get_domain
 from .configs import PLANNERS
 from .expert import expert_trajectory
 from .results import PlanStatus

@@ -7,7 +7,7 @@ an environment: the planner sits above the environment layer.
 
 from __future__ import annotations
 
-from ..catalogue import DEFAULT_SPLIT
+from ..worlds.catalogue import DEFAULT_SPLIT
 from .results import Action, ExpertStep
 from .solving import solve_target
 from .store import stored_plan

@@ -14,8 +14,8 @@ import os
 import time
 from collections.abc import Callable, Iterable
 
-from ..catalogue import DEFAULT_SPLIT
-from ..grounding import Atom
+from ..worlds.catalogue import DEFAULT_SPLIT
+from ..worlds.grounding import Atom
 from .configs import PlannerConfig, get_planner
 from .results import Plan, PlanStatus, action_pddl
 from .targets import Target, replay, resolve_target, world_of

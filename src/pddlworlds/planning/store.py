@@ -1,6 +1,6 @@
 """Plans as IPC text, and the stored plans and index under `planners/` (reading and writing).
 
-The read side of the shipped index lives one layer down in `pddlworlds.plans`, because the environment
+The read side of the shipped index lives one layer down in `pddlworlds.artefacts.plans`, because the environment
 (below planning) reports optimal lengths too; this module re-exports it and adds everything that writes:
 plan files, index rows under an exclusive lock, atomic replaces.
 """
@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..catalogue import DEFAULT_SPLIT
+from ..worlds.catalogue import DEFAULT_SPLIT
 from ..files import atomic_write
-from ..grounding import natural_key
-from ..plans import index_file, optimal_lengths, plan_file, read_index
+from ..worlds.grounding import natural_key
+from ..artefacts.plans import index_file, optimal_lengths, plan_file, read_index
 from .results import Action, action_pddl
 
 __all__ = [

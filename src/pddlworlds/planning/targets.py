@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalogue import DEFAULT_SPLIT, get_domain, load_task, names_shipped_domain
-from ..pddl import PDDLError, PDDLNormalisationWarning
-from ..world import World
+from ..worlds.catalogue import DEFAULT_SPLIT, get_domain, load_task, names_shipped_domain
+from ..worlds.pddl import PDDLError, PDDLNormalisationWarning
+from ..worlds.world import World
 from .results import Action, action_pddl
 
 __all__ = ["Replay", "Target", "replay", "resolve_target", "world_of"]
@@ -71,7 +71,7 @@ class _WorldCache:
         key = (str(target.domain_file), str(target.problem_file),
                str(target.text_file) if target.text_file else None, target.problem_file.stat().st_mtime_ns)
         if key not in self.worlds:
-            from ..text import load_templates
+            from ..worlds.text import load_templates
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PDDLNormalisationWarning)

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..grounding import Atom
-from ..pddl import (
+from ..worlds.grounding import Atom
+from ..worlds.pddl import (
     PDDLNormalisationWarning,
     domain_constants,
     normalise_domain,

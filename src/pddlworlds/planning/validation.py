@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ..catalogue import DEFAULT_SPLIT
-from ..grounding import Atom
+from ..worlds.catalogue import DEFAULT_SPLIT
+from ..worlds.grounding import Atom
 from .results import Action, PlanCheck, action_pddl
 from .store import as_actions
 from .targets import resolve_target, world_of

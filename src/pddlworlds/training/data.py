@@ -25,7 +25,7 @@ from tqdm import tqdm
 from .. import generators
 from ..agents import PROMPTS_VERSION, make_agent
 from ..agents.examples import bfs_plan
-from ..catalogue import domains
+from ..worlds.catalogue import domains
 from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import generators
-from ..catalogue import domains, load_task
+from ..worlds.catalogue import domains, load_task
 from ..generators import gripper
-from ..pddl import LiftedTask, PDDLNormalisationWarning
+from ..worlds.pddl import LiftedTask, PDDLNormalisationWarning
 
 __all__ = [
     "TRAINING_GENERATORS",

@@ -25,8 +25,8 @@ from ..agents.examples import plan_cuts
 from ..agents.hiagent import same_subgoal
 from ..agents.prompts import clause
 from ..llm import Completion, Message
-from ..text import join_and
-from ..world import World
+from ..worlds.text import join_and
+from ..worlds.world import World
 
 __all__ = [
     "MAX_SUBGOAL_STEPS",

@@ -41,7 +41,7 @@ class Replayer:
             try:
                 import gymnasium as gym
 
-                from ..pddl import PDDLNormalisationWarning
+                from ..worlds.pddl import PDDLNormalisationWarning
                 from ..registration import env_id, register_envs
 
                 register_envs()

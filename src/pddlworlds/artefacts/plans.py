@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .catalogue import data_dir
+from ..worlds.catalogue import data_dir
 
 __all__ = ["index_file", "read_index", "optimal_lengths", "plan_file"]
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .agentboard_text import AGENTBOARD_TEXT_FILE, load_agentboard_text
-from .agentboard_world import AgentBoardWorld, agentboard_text_bound
+from .agentboard.text import AGENTBOARD_TEXT_FILE, load_agentboard_text
+from .agentboard.world import AgentBoardWorld, agentboard_text_bound
 from .pddl import LiftedTask
 from .text import load_templates
 from .world import World, text_bound

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .grounding import Atom
-from .pddl import LiftedTask, PDDLError
+from ..grounding import Atom
+from ..pddl import LiftedTask, PDDLError
 
 __all__ = [
     "AGENTBOARD_TEXT_FILE",

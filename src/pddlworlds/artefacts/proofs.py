@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
-from .catalogue import data_dir
-from .files import atomic_write
+from ..worlds.catalogue import data_dir
+from ..files import atomic_write
 
 __all__ = [
     "PROOF_COLUMNS",
@@ -113,7 +113,7 @@ def is_unsolvable(domain: str, problem: str) -> bool:
 
 def split_unsolvable(domain: str, split: str) -> list[str]:
     """The problems of a shipped domain's split that a stored proof says are unsolvable."""
-    from .catalogue import get_domain
+    from ..worlds.catalogue import get_domain
 
     known = unsolvable_problems(domain)
     return [p for p in get_domain(domain).problems(split) if p in known]
@@ -136,7 +136,7 @@ def solvable_text(domain: str, problem: str, optimal_length: int | None) -> str:
 
 def write_proofs(proofs: list[Proof], path: str | Path | None = None) -> Path:
     """Replace the proof file with `proofs`, sorted by (domain, problem), written atomically."""
-    from .grounding import natural_key
+    from ..worlds.grounding import natural_key
 
     path = Path(path) if path is not None else proofs_file()
 

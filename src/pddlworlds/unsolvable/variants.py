@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .grounding import GroundTask, ground, natural_key
-from .pddl import LiftedTask
+from ..worlds.grounding import GroundTask, ground, natural_key
+from ..worlds.pddl import LiftedTask
 
 __all__ = [
     "DEFAULT_SEED",
@@ -350,7 +350,7 @@ def prove(
     if search.status == "solvable":
         return ProofOutcome("solvable", "exhaustive-bfs", search.time_s, search.states,
                             f"a plan of {search.plan_length} steps exists")
-    from .planning import solve
+    from ..planning import solve
 
     plan = solve(domain_file, problem_file, planner=planner, timeout=timeout)
     log = str(plan.details.get("log_tail", ""))
@@ -371,6 +371,6 @@ def prove(
 
 
 def write_variant(path: Path, variant: Variant, constants: set[str], header: list[str]) -> None:
-    from .files import atomic_write
+    from ..files import atomic_write
 
     atomic_write(path, problem_text(variant.task, constants, header))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..impossible import IMPOSSIBLE_ACTION
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
 
 __all__ = ["IMPOSSIBLE_RULE", "IMPOSSIBLE_RULE_VERSION", "offers_impossible", "with_impossible_rule"]
 

@@ -8,7 +8,7 @@ negation ("it is not impossible") reads as a claim.
 
 from __future__ import annotations
 
-from .text import FILLER_WORDS, tokens
+from ..worlds.text import FILLER_WORDS, tokens
 
 __all__ = ["IMPOSSIBLE_ACTION", "CLAIM_OBSERVATION", "is_claim", "list_with_claim"]
 

@@ -15,9 +15,9 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .files import atomic_write
+from ..files import atomic_write
 from .grounding import natural_key
-from .host import cache_dir
+from ..host import cache_dir
 from .pddl import (
     MAX_PDDL_BYTES,
     Literal,
@@ -45,7 +45,7 @@ _CACHE_FORMAT = "1"
 
 def data_dir(name: str) -> Path:
     """A data folder shipped with the package (`pddl_domains`, `planners`), installed or in a checkout."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the package root
     for candidate in (here / name, here.parents[1] / name):
         if candidate.is_dir():
             return candidate
@@ -183,7 +183,7 @@ def load_task(
 
     Files are checked (present, at most `max_file_bytes`, UTF-8) before anything else reads them.
     """
-    from .version import __version__
+    from ..version import __version__
 
     domain_file, problem_file = Path(domain_file), Path(problem_file)
     domain_bytes = read_pddl_bytes(domain_file, max_file_bytes)

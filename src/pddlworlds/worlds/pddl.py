@@ -1,7 +1,7 @@
 """Read STRIPS PDDL with unified-planning into a small lifted task.
 
 (Reading the files' text safely and normalising it is `pddl_text.py`'s job; its public names are
-re-exported here, so `from pddlworlds.pddl import PDDLError` keeps working.)
+re-exported here, so `from pddlworlds.worlds.pddl import PDDLError` keeps working.)
 
 unified-planning's reader is strict in ways real benchmark files are not (section order, names declared both
 as domain constants and problem objects). Such input is normalised here, with a warning, before it reaches
