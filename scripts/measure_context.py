@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Print the mean in-trial context per step of STANDARD and HiAgent on the same scripted actions.
 
+Two episodes: scripted rounds on Blocksworld (below), and a capable model's replies on Tyreworld p03
+(`pddlworlds.testing.scenarios.TYREWORLD_P03`: the optimal plan in six subgoals).
+
 A 30-step Blocksworld episode (problem1, `unstack b2 from b3` / `stack b2 on b3` fifteen times) played
 through the stand-in OpenAI server; HiAgent opens a new subgoal every 5 steps (6 subgoals) and the
 summariser answers with one short sentence. Tokens are counted by the backend's `count_tokens`.
@@ -19,6 +22,7 @@ import pddlworlds  # noqa: F401  (registers the environments)
 from pddlworlds.agents import make_agent
 from pddlworlds.llm import OpenAICompatibleLLM
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
+from pddlworlds.testing.scenarios import TYREWORLD_P03, play_scenario
 
 ACTIONS = ["unstack b2 from b3", "stack b2 on b3"] * 15
 
@@ -56,11 +60,24 @@ def _how_counted() -> str:
     return "tiktoken o200k_base"
 
 
+def capable_tyreworld() -> tuple[float, float, int]:
+    """A capable model's replies on Tyreworld p03 (six subgoals): STANDARD's and HiAgent's mean context
+    per step, and the subgoals HiAgent kept."""
+    standard = play_scenario(TYREWORLD_P03, "standard")
+    hiagent = play_scenario(TYREWORLD_P03, "hiagent")
+    return (mean(s.context_tokens for s in standard.trajectory), mean(s.context_tokens for s in hiagent.trajectory),
+            len(hiagent.memory))
+
+
 def main() -> int:
     standard, counted = episode("standard")
     hiagent, _ = episode("hiagent")
     print(f"tokens counted as {counted}")
-    print(f"standard: {standard:.1f} tokens/step; hiagent: {hiagent:.1f} tokens/step; ratio {hiagent / standard:.3f}")
+    print(f"Blocksworld problem1, 6 scripted rounds: standard {standard:.1f} tokens/step; hiagent {hiagent:.1f} "
+          f"tokens/step; ratio {hiagent / standard:.3f}")
+    standard, hiagent, kept = capable_tyreworld()
+    print(f"Tyreworld p03, a capable model's 6 subgoals: standard {standard:.1f} tokens/step; hiagent "
+          f"{hiagent:.1f} tokens/step; ratio {hiagent / standard:.3f}; subgoals kept {kept}")
     return 0
 
 

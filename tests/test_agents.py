@@ -833,67 +833,19 @@ def test_the_model_decides_the_example_unless_the_caller_does(name):
         assert make_agent(name, plain).use_example is True
 
 
-# A capable model on Tyreworld p03 (30 actions, the optimal plan), stating six distinct subgoals as a
-# person would: the tools, the nuts, the spare wheels, then one hub after another by ordinal.
-TYREWORLD_P03_SUBGOALS = [
-    ("Open the boot and fetch the spare wheels and the tools", [
-        "open boot", "fetch r3 from boot", "fetch r2 from boot", "fetch r1 from boot", "fetch wrench from boot",
-        "fetch jack from boot"]),
-    ("Loosen the nuts on every hub", ["loosen nuts3 on the-hub3", "loosen nuts1 on the-hub1",
-                                      "loosen nuts2 on the-hub2"]),
-    ("Inflate the spare wheels", ["fetch pump from boot", "inflate r3", "inflate r2", "inflate r1"]),
-    ("Change the wheel on the first hub", [
-        "jack up the-hub1", "undo nuts1 on the-hub1", "remove w1 from the-hub1", "put away w1 in boot",
-        "put r1 on the-hub1", "jack down the-hub1"]),
-    ("Change the wheel on the second hub", [
-        "jack up the-hub2", "undo nuts2 on the-hub2", "remove w2 from the-hub2", "put away w2 in boot",
-        "put r2 on the-hub2", "jack down the-hub2"]),
-    ("Change the wheel on the third hub", [
-        "jack up the-hub3", "undo nuts3 on the-hub3", "remove w3 from the-hub3", "put away w3 in boot",
-        "put r3 on the-hub3"]),
-]
-
-
-TYREWORLD_P03_SUMMARIES = [
-    "The boot is open; you have r1, r2, r3, the wrench and the jack.",
-    "The nuts on the-hub1, the-hub2 and the-hub3 are loose.",
-    "r1, r2 and r3 are inflated.",
-    "r1 is on the-hub1 and w1 is in boot.",
-    "r2 is on the-hub2 and w2 is in boot.",
-]
-
-
 def test_capable_model_keeps_distinct_subgoals_and_hiagent_context_is_at_most_65_percent() -> None:
-    """Through the stand-in server: the six subgoals stay six (the three hubs are told apart by their
-    ordinals), and HiAgent's mean in-trial context per step is at most 65 % of STANDARD's on the same
-    actions (the HiAgent paper's PDDL rows: 65-74 %)."""
+    """Through the stand-in server, a capable model's replies on Tyreworld p03 (the optimal plan in six
+    subgoals, three of them told apart only by their hub's ordinal): the six subgoals stay six, and
+    HiAgent's mean in-trial context per step is at most 65 % of STANDARD's on the same actions (the HiAgent
+    paper's PDDL rows: 65-74 %; `scripts/measure_context.py` prints it)."""
     from statistics import mean
 
-    from pddlworlds.llm import OpenAICompatibleLLM
-    from pddlworlds.testing.fake_openai import FakeOpenAIServer
+    from pddlworlds.testing.scenarios import TYREWORLD_P03, play_scenario
 
-    actions = [a for _, acts in TYREWORLD_P03_SUBGOALS for a in acts]
-    hiagent_replies = [f"Subgoal: {text}\nAction: {a}" if i == 0 else f"Action: {a}"
-                       for text, acts in TYREWORLD_P03_SUBGOALS for i, a in enumerate(acts)]
-
-    def episode(name: str, replies: list[str]):
-        queue, summaries = list(replies), list(TYREWORLD_P03_SUMMARIES)
-
-        def respond(messages: list[dict]) -> str:
-            if messages[-1]["content"].endswith("Met:"):
-                return f"Met: yes\nSummary: {summaries.pop(0)}"
-            return queue.pop(0)
-
-        with FakeOpenAIServer(respond) as srv:
-            llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="x", max_retries=1)
-            env = gym.make("pddlworlds/Tyreworld-v0", max_episode_steps=len(actions))
-            return make_agent(name, llm, example=False).run(env, options={"problem": "p03"})
-
-    hiagent = episode("hiagent", hiagent_replies)
-    standard = episode("standard", [f"Action: {a}" for a in actions])
+    hiagent, standard = play_scenario(TYREWORLD_P03, "hiagent"), play_scenario(TYREWORLD_P03, "standard")
     for record in (hiagent, standard):
-        assert [s.action for s in record.trajectory] == actions and all(s.valid for s in record.trajectory)
-        assert record.success
-    assert [m["subgoal"] for m in hiagent.memory] == [text for text, _ in TYREWORLD_P03_SUBGOALS]
+        assert [s.action for s in record.trajectory] == TYREWORLD_P03.actions
+        assert all(s.valid for s in record.trajectory) and record.success
+    assert [m["subgoal"] for m in hiagent.memory] == [text for text, _ in TYREWORLD_P03.subgoals]
     ratio = mean(s.context_tokens for s in hiagent.trajectory) / mean(s.context_tokens for s in standard.trajectory)
     assert ratio <= 0.65, ratio

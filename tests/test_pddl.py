@@ -170,6 +170,16 @@ def test_normalisation_warning_repeats_on_a_cache_hit(tmp_path: Path, toy) -> No
         assert sorted(name for name, _ in task.objects) == ["a", "b"]
 
 
+def test_normalisation_warning_on_a_cache_hit_names_the_file_read_now(tmp_path: Path, toy) -> None:
+    """The cache is keyed by content: a copy of a problem read from another folder is named as itself."""
+    text = PROBLEM.replace("a b - thing", "a b b - thing")
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
+    for problem in (write(tmp_path / "one", "dup.pddl", text), write(tmp_path / "two", "dup.pddl", text)):
+        with pytest.warns(PDDLNormalisationWarning) as record:
+            load_task(toy[0], problem)
+        assert all(str(w.message).startswith(str(problem)) for w in record), [str(w.message) for w in record]
+
+
 def test_shipped_tyreworld_is_normalised(world_of) -> None:
     from pddlworlds.worlds.catalogue import get_domain
 

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 DEFAULT_SPLIT = "agentboard"
-_CACHE_FORMAT = "1"
+_CACHE_FORMAT = "2"
 
 
 def data_dir(name: str) -> Path:
@@ -139,6 +139,10 @@ def _cache_dir() -> Path | None:
     return cache_dir("tasks")
 
 
+# Where a cached note named the files it was made from; replaced by the files of each later read.
+_PROBLEM_MARK, _DOMAIN_MARK = "<problem file>", "<domain file>"
+
+
 def _to_json(task: LiftedTask, notes: list[str]) -> str:
     data = asdict(task)
     data["init"] = sorted([name, list(args)] for name, args in task.init)
@@ -201,13 +205,15 @@ def load_task(
         except (ValueError, KeyError, TypeError):
             entry.unlink(missing_ok=True)
         else:
-            for note in notes:
+            for note in notes:  # the entry is keyed by content: name the files read now, not the first ones
+                note = note.replace(_PROBLEM_MARK, str(problem_file)).replace(_DOMAIN_MARK, str(domain_file))
                 warnings.warn(note, PDDLNormalisationWarning, stacklevel=2)
             return task
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLNormalisationWarning)
         task = read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)
-    notes = [str(w.message) for w in caught if issubclass(w.category, PDDLNormalisationWarning)]
+    notes = [str(w.message).replace(str(problem_file), _PROBLEM_MARK).replace(str(domain_file), _DOMAIN_MARK)
+             for w in caught if issubclass(w.category, PDDLNormalisationWarning)]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     try:

@@ -1,0 +1,87 @@
+"""Scripted episodes of a capable model, played through the stand-in server.
+
+They let a test or a script measure what HiAgent's working memory saves on replies a strong model would
+write, without a model: the actions are the optimal plan and the subgoals the ones a person would state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+
+from ..agents import make_agent
+from ..llm import OpenAICompatibleLLM
+from ..records import EpisodeRecord
+from .fake_openai import FakeOpenAIServer
+
+__all__ = ["TYREWORLD_P03", "Scenario", "play_scenario"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One problem, its plan cut into subgoals (statement, actions), and the summary of each finished one."""
+
+    env_id: str
+    problem: str
+    subgoals: tuple[tuple[str, tuple[str, ...]], ...]
+    summaries: tuple[str, ...]
+
+    @property
+    def actions(self) -> list[str]:
+        return [a for _, actions in self.subgoals for a in actions]
+
+    def replies(self, agent: str) -> list[str]:
+        """The action calls' replies: STANDARD writes the action; HiAgent states each subgoal at its start."""
+        if agent == "standard":
+            return [f"Action: {a}" for a in self.actions]
+        return [f"Subgoal: {text}\nAction: {a}" if i == 0 else f"Action: {a}"
+                for text, actions in self.subgoals for i, a in enumerate(actions)]
+
+
+#: Tyreworld p03 (30 actions, the optimal plan) in six subgoals: the tools, the nuts, the spare wheels,
+#: then one hub after another by ordinal.
+TYREWORLD_P03 = Scenario(
+    "pddlworlds/Tyreworld-v0",
+    "p03",
+    (
+        ("Open the boot and fetch the spare wheels and the tools", (
+            "open boot", "fetch r3 from boot", "fetch r2 from boot", "fetch r1 from boot",
+            "fetch wrench from boot", "fetch jack from boot")),
+        ("Loosen the nuts on every hub", (
+            "loosen nuts3 on the-hub3", "loosen nuts1 on the-hub1", "loosen nuts2 on the-hub2")),
+        ("Inflate the spare wheels", ("fetch pump from boot", "inflate r3", "inflate r2", "inflate r1")),
+        ("Change the wheel on the first hub", (
+            "jack up the-hub1", "undo nuts1 on the-hub1", "remove w1 from the-hub1", "put away w1 in boot",
+            "put r1 on the-hub1", "jack down the-hub1")),
+        ("Change the wheel on the second hub", (
+            "jack up the-hub2", "undo nuts2 on the-hub2", "remove w2 from the-hub2", "put away w2 in boot",
+            "put r2 on the-hub2", "jack down the-hub2")),
+        ("Change the wheel on the third hub", (
+            "jack up the-hub3", "undo nuts3 on the-hub3", "remove w3 from the-hub3", "put away w3 in boot",
+            "put r3 on the-hub3")),
+    ),
+    (
+        "The boot is open; you have r1, r2, r3, the wrench and the jack.",
+        "The nuts on the-hub1, the-hub2 and the-hub3 are loose.",
+        "r1, r2 and r3 are inflated.",
+        "r1 is on the-hub1 and w1 is in boot.",
+        "r2 is on the-hub2 and w2 is in boot.",
+    ),
+)
+
+
+def play_scenario(scenario: Scenario, agent: str) -> EpisodeRecord:
+    """Play `agent` ("standard", "hiagent", ...) on the scenario's replies through the stand-in server;
+    summary calls get the scenario's summaries in order."""
+    replies, summaries = scenario.replies(agent), list(scenario.summaries)
+
+    def respond(messages: list[dict]) -> str:
+        if messages[-1]["content"].endswith("Met:"):
+            return f"Met: yes\nSummary: {summaries.pop(0)}"
+        return replies.pop(0)
+
+    with FakeOpenAIServer(respond) as srv:
+        llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="x", max_retries=1)
+        env = gym.make(scenario.env_id, max_episode_steps=len(scenario.actions))
+        return make_agent(agent, llm, example=False).run(env, options={"problem": scenario.problem})
