@@ -34,7 +34,7 @@ import gymnasium as gym
 import pddlworlds  # noqa: F401  (registers the environments)
 from pddlworlds.agents import make_agent, prompts
 from pddlworlds.agents.admissible import candidate_actions
-from pddlworlds.evaluation.cli import smallest_problems
+from pddlworlds.evaluation.options import smallest_problems
 from pddlworlds.llm import EmbeddedLLM, Message
 from pddlworlds.registration import env_id
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.env import PDDLTextEnv
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings
+from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
 #: PDDLGym's own environment comparable to each domain, and its steps/s with a valid-action listing per
 #: step as measured on the development machine (the issue's figures).
@@ -94,7 +95,7 @@ def record_walk(env: PDDLTextEnv, steps: int, seed: int) -> list[str | None]:
     return walk
 
 
-def bench_ours(domain: str, steps: int, seed: int, profile: str = "pddlworlds") -> Ours:
+def bench_ours(domain: str, steps: int, seed: int, profile: str = DEFAULT_PROFILE) -> Ours:
     problem, n_actions, n_atoms = largest_problem(domain)
     env = PDDLTextEnv(domain=domain, problem=problem, profile=profile)
     walk = record_walk(env, steps, seed)
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
     parser.add_argument("--profile", default="pddlworlds", help="pddlworlds or agentboard")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
 
     names = args.domains or list(domains())
     pddlgym, why_not = (None, "skipped (--no-pddlgym)") if args.no_pddlgym else import_pddlgym()

@@ -1,4 +1,4 @@
-"""Measure the size guards of issue 15: how fast, and with how little memory, oversized input is refused.
+"""Measure the size guards: how fast, and with how little memory, oversized input is refused.
 
     PYTHONPATH=src python scripts/bench_guards.py [--objects 50 200] [--file-mb 0.5 20] [--at-limit]
 

@@ -200,8 +200,37 @@ def bench_episode_no_reuse(llm: LLM, args: argparse.Namespace) -> dict[str, floa
     return _episode_stats(run_episode(llm, args, reuse=False), "episode_noreuse")
 
 
+def _agent_stats(key: str, record: Any, elapsed: float) -> dict[str, float]:
+    """Per-step figures of one agent episode: wall seconds (median and mean), the model calls' prompt
+    evaluation and generation seconds, and the share of prompt tokens served from the backend's cache,
+    for the action calls (retrievals included) and the summary calls apart."""
+    steps = max(1, record.steps)
+    calls = [c for s in record.trajectory for c in s.calls]
+    step_s = [sum(c.latency_s for c in s.calls) for s in record.trajectory]
+    model_s = max(1e-9, sum(c.latency_s for c in calls))
+    out = {
+        f"{key}_s_per_step": elapsed / steps,
+        f"{key}_model_s_per_step_median": statistics.median(step_s) if step_s else 0.0,
+        f"{key}_mean_prompt_tokens": sum(s.total_prompt_tokens for s in record.trajectory) / steps,
+        f"{key}_generated_tok_s": sum(c.completion_tokens for c in calls) / model_s,
+        f"{key}_prompt_eval_s_per_step": sum(c.prompt_eval_s or 0.0 for c in calls) / steps,
+        f"{key}_generation_s_per_step": sum(c.generation_s or 0.0 for c in calls) / steps,
+    }
+    for kind, purposes in (("action", ("action", "retrieve")), ("summary", ("summary",))):
+        chosen = [c for c in calls if c.purpose in purposes and c.cached_tokens is not None]
+        prompt = sum(c.prompt_tokens for c in chosen)
+        if prompt:
+            out[f"{key}_{kind}_calls"] = len(chosen)
+            out[f"{key}_{kind}_cached_share"] = sum(c.cached_tokens for c in chosen) / prompt
+            eval_s = sum(c.prompt_eval_s or 0.0 for c in chosen)
+            out[f"{key}_{kind}_prompt_eval_s_per_call"] = eval_s / len(chosen)
+    return out
+
+
 def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
-    """Seconds per agent step for STANDARD and HiAgent on the easiest public problem of each domain."""
+    """Seconds per agent step for STANDARD and HiAgent on the easiest public problem of each domain (or
+    `--domains`), split into prompt evaluation and generation, and the share of prompt tokens served
+    from the cache; the ratio of HiAgent's median model seconds per step to STANDARD's."""
     import gymnasium as gym
 
     import pddlworlds  # noqa: F401  (registers the environments)
@@ -211,22 +240,46 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
     from pddlworlds.registration import env_id
 
     out: dict[str, float] = {}
-    for domain in domains():
+    chosen = [d for d in args.domains.split(",") if d] if args.domains else list(domains())
+    for domain in chosen:
         lengths = optimal_lengths(domain, "agentboard")
         problem = min(lengths, key=lambda p: (lengths[p], p))
         for agent in (StandardAgent(llm), HiAgent(llm)):
+            reset_cache(llm)  # each agent starts cold, as in its own run
             env = gym.make(env_id(domain), max_episode_steps=args.agent_steps)
             start = time.perf_counter()
             record = agent.run(env, options={"problem": problem})
-            elapsed = time.perf_counter() - start
-            prompt = sum(s.total_prompt_tokens for s in record.trajectory)
-            calls = [c for s in record.trajectory for c in s.calls]
-            generated = sum(c.completion_tokens for c in calls)
-            key = f"agent_{domain}_{agent.name}"
-            out[f"{key}_s_per_step"] = elapsed / max(1, record.steps)
-            out[f"{key}_mean_prompt_tokens"] = prompt / max(1, record.steps)
-            out[f"{key}_generated_tok_s"] = generated / max(1e-9, sum(c.latency_s for c in calls))
+            out |= _agent_stats(f"agent_{domain}_{agent.name}", record, time.perf_counter() - start)
+        standard = out.get(f"agent_{domain}_standard_model_s_per_step_median")
+        if standard:
+            ratio = out[f"agent_{domain}_hiagent_model_s_per_step_median"] / standard
+            out[f"agent_{domain}_hiagent_over_standard_median_s"] = ratio
     return out
+
+
+def bench_prompt_states(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """What a saved prompt state costs against evaluating its tokens again: a ~``--prompt-tokens`` prompt
+    evaluated cold, then a different prompt evicts it, and the first one comes back (restored from the
+    saved state when the backend keeps them, else evaluated again)."""
+    if getattr(llm, "reset", None) is None:
+        return {}
+    first = [Message("user", filler_text(llm, args.prompt_tokens))]
+    other = [Message("user", filler_text(llm, args.prompt_tokens, seed=500))]
+    reset_cache(llm)
+    cold = llm.chat(first, max_tokens=1)
+    evicting = llm.chat(other, max_tokens=1)
+    back = llm.chat(first, max_tokens=1)
+    states = getattr(llm, "prompt_states", None)
+    saved = states.bytes if states is not None else 0
+    return {
+        "states_prompt_tokens": cold.prompt_tokens,
+        "states_cold_eval_s": cold.prompt_eval_s or cold.latency_s,
+        "states_evicting_call_s": evicting.latency_s,
+        "states_back_eval_s": back.prompt_eval_s or back.latency_s,
+        "states_back_cached_tokens": back.cached_tokens or 0,
+        "states_saved_bytes": saved,
+        "states_saved_bytes_per_token": saved / max(1, 2 * cold.prompt_tokens),  # both prompts are saved
+    }
 
 
 SECTIONS: dict[str, Section] = {
@@ -234,6 +287,7 @@ SECTIONS: dict[str, Section] = {
     "episode": bench_episode,
     "episode-noreuse": bench_episode_no_reuse,
     "agents": bench_agents,
+    "states": bench_prompt_states,
 }
 
 
@@ -282,6 +336,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--sections", default=",".join(SECTIONS), help=f"comma-separated, from {', '.join(SECTIONS)}"
     )
     parser.add_argument("--agent-steps", type=int, default=10, help="steps per agent episode (agents section)")
+    parser.add_argument("--domains", default="", help="domains of the agents section (default: all)")
+    parser.add_argument(
+        "--prompt-cache-mb",
+        type=float,
+        default=None,
+        help="budget of the saved prompt states in MiB, 0 for none (default: the backend's)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -290,8 +351,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser.error(f"unknown sections {sorted(unknown)}")
 
     start = time.perf_counter()
+    cache = {} if args.prompt_cache_mb is None else {"prompt_cache_bytes": int(args.prompt_cache_mb * 2**20)}
     llm = EmbeddedLLM(
-        args.model, n_ctx=args.n_ctx, n_threads=args.threads, swa_full=not args.no_swa_full, lora_path=args.lora
+        args.model,
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        swa_full=not args.no_swa_full,
+        lora_path=args.lora,
+        **cache,
     )
     results: dict[str, Any] = {
         "model_id": llm.model_id,

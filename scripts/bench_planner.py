@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import warnings
 from collections import defaultdict
 
 from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.planning import PLANNERS, solve
 from pddlworlds.artefacts.plans import read_index
 
@@ -31,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--problems", nargs="*", help="only these problem names")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the planner processes (default 10)")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
 
     index = {(r["domain"], r["split"], r["problem"]): r for r in read_index()}
     # problems, solved, optimal, wall time, mismatches, engine time

@@ -30,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE
+from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
+
 AGENTS = ("hiagent", "standard")
 JUNK = ("dance wildly", "pick up the sky", "stack everything", "go home", "open the door")
 
@@ -42,7 +45,7 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
     subgoal_index, subgoal_left, current = 1, int(rng.integers(3, 8)), []
     trajectory = []
     started = time.perf_counter()
-    for index in range(1, 31):
+    for index in range(1, DEFAULT_MAX_EPISODE_STEPS + 1):
         calls = []
         if agent == "hiagent" and subgoal_left == 0:
             calls.append(
@@ -129,7 +132,7 @@ def play(env, agent: str, domain: str, problem: str, seed: int, rng: np.random.G
         "trajectory": trajectory,
         "memory": [],
         "error": None,
-        "meta": {"agent_name": agent, "max_steps": 30},
+        "meta": {"agent_name": agent, "max_steps": DEFAULT_MAX_EPISODE_STEPS},
     }
 
 
@@ -167,13 +170,13 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
         "format": 1,
         "agents": {a: {} for a in AGENTS},
         "split": "agentboard",
-        "max_steps": 30,
+        "max_steps": DEFAULT_MAX_EPISODE_STEPS,
         "seeds": sorted({ln["seed"] for ln in lines}),
         "llm": {"backend": "synthetic", "model": "synthetic"},
         "prompts_version": "synthetic",
     }
-    (folder / "config.json").write_text(json.dumps(config, indent=2))
-    with open(folder / "episodes.jsonl", "w") as handle:
+    (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2))
+    with open(folder / EPISODES_FILE, "w") as handle:
         handle.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
@@ -243,11 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     page = write_page([folder], folder / "view.html")
     built = time.perf_counter() - t
-    jsonl_mb = (folder / "episodes.jsonl").stat().st_size / 1e6
+    jsonl_mb = (folder / EPISODES_FILE).stat().st_size / 1e6
     page_mb = page.stat().st_size / 1e6
-    steps = sum(json.loads(line)["steps"] for line in (folder / "episodes.jsonl").read_text().splitlines())
+    steps = sum(json.loads(line)["steps"] for line in (folder / EPISODES_FILE).read_text().splitlines())
     print(
-        f"run: {args.episodes} episodes, {steps} steps, episodes.jsonl {jsonl_mb:.1f} MB (made in {made:.1f} s)"
+        f"run: {args.episodes} episodes, {steps} steps, {EPISODES_FILE} {jsonl_mb:.1f} MB (made in {made:.1f} s)"
     )
     print(f"page: {page} {page_mb:.1f} MB, built in {built:.1f} s (replay included)")
     in_page, wall, episode, loaded = measure(page, args.repeats)

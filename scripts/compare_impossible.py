@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pddlworlds.artefacts.runs import read_run
 from pddlworlds.evaluation.unsolvable import records_from_lines, success_with_and_without
-from pddlworlds.evaluation.report import load_run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = []
     for folder in (args.offered, args.not_offered):
-        config, lines = load_run(folder)
-        runs.append((config, records_from_lines(lines)))
+        run = read_run(folder)
+        runs.append((run.config, records_from_lines(run.lines)))
     if not runs[0][0].get("allow_impossible") or runs[1][0].get("allow_impossible"):
         print("note: the first run should offer the action and the second not (see their config.json)", file=sys.stderr)
     shared = {(r.agent, r.domain, r.problem) for r in runs[1][1]}

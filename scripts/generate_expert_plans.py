@@ -27,13 +27,12 @@ import hashlib
 import json
 import sys
 import time
-import warnings
 
 from tqdm import tqdm
 
 from pddlworlds.worlds.catalogue import domains, get_domain
 from pddlworlds.worlds.grounding import natural_key
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.planning import (
     get_planner,
     parse_plan,
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reindex-only", action="store_true",
                         help="only restore missing index rows from this script's plan files; plan nothing")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
 
     index = {(r["domain"], r["split"], r["problem"]): r for r in read_index()}
     todo, restored, have = [], [], 0

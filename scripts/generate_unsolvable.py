@@ -23,11 +23,10 @@ import argparse
 import shutil
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 from pddlworlds.worlds.catalogue import domains
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning, domain_constants
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings, domain_constants
 from pddlworlds.planning import update_index
 from pddlworlds.artefacts.plans import read_index
 from pddlworlds.artefacts.proofs import Proof, read_proofs, write_proofs
@@ -59,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="Fast Downward's limit per variant (s)")
     parser.add_argument("--dry-run", action="store_true", help="derive and prove, but write nothing")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    ignore_normalisation_warnings()
 
     catalogue = domains()
     wanted = args.domains or list(catalogue)

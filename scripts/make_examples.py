@@ -27,11 +27,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, bfs_plan, problem_body, segment_plan
+from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, problem_body
+from pddlworlds.agents.segments import segment_plan
 from pddlworlds.worlds.catalogue import Domain, domains
 from pddlworlds.files import atomic_write
 from pddlworlds.generators import LEVELS, generate_problem
 from pddlworlds.registration import make_env
+from pddlworlds.worlds.search import shortest_plan
 
 EXAMPLE_PROBLEM = "example.pddl"
 MIN_SUBGOALS = 3
@@ -61,7 +63,7 @@ def choose_problem(domain: Domain, seed: int, folder: Path) -> tuple[Any, list[i
             env = make_env(domain.domain_file, path, text_file=domain.text_file, max_episode_steps=None)
             env.reset()
             world = env.unwrapped.world
-            plan = bfs_plan(world.task)
+            plan = shortest_plan(world.task)
             if plan is None or len(plan) > MAX_PLAN:
                 continue
             segments = segment_plan(world, plan)

@@ -10,32 +10,30 @@ Without --step: the last step. Also lists the episode's subgoals with their summ
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from pddlworlds.records import EpisodeRecord
+from pddlworlds.artefacts.runs import EPISODES_FILE, read_episodes
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, help="run folder (episodes.jsonl)")
+    parser.add_argument("run", type=Path, help=f"run folder (with its {EPISODES_FILE})")
     parser.add_argument("--agent", required=True)
     parser.add_argument("--domain", required=True)
     parser.add_argument("--problem", required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--step", type=int, default=None, help="1-based step (default: the last)")
     args = parser.parse_args(argv)
-    path = args.run / "episodes.jsonl"
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        row = json.loads(line)
-        if (row["agent"], row["domain"], row["problem"], row["seed"]) != (
+    path = args.run / EPISODES_FILE
+    for episode in read_episodes(path).episodes:
+        record = episode.record
+        if (record.agent, record.domain, record.problem, record.seed) != (
             args.agent, args.domain, args.problem, args.seed
         ):
             continue
-        record = EpisodeRecord.from_stored(row)
         if not record.trajectory:
-            print(f"{path}:{number}: the episode has no steps", file=sys.stderr)
+            print(f"{path}:{episode.number}: the episode has no steps", file=sys.stderr)
             return 1
         index = (args.step or len(record.trajectory)) - 1
         if not 0 <= index < len(record.trajectory):

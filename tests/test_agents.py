@@ -549,7 +549,7 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
         f"Subgoal: {SUBGOAL_1}\nAction: {PLAN[0]}",
     ]
     # Replies without content are the model's (invalid steps); endpoint faults (invalid JSON, 5xx after the
-    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those (issue 15).
+    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those.
     failures = ["null", "empty", "null"]
     record, requests, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
     t = record.trajectory
@@ -592,6 +592,9 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
         ("Subgoal: open the boot\n\nAction: open boot", "open the boot", "open boot"),  # a blank line
         ("Subgoal: a\nAction: open boot\nSubgoal: b\nAction: close boot", "a", "open boot"),  # the first of each
         ("Action: Retrieve(3).", None, "Retrieve(3)"),
+        # a copied retrieval note names a subgoal, it does not state one
+        ("Action: retrieve(1)\nCannot retrieve subgoal 1: no subgoal is finished yet.", None, "retrieve(1)"),
+        ("Action: retrieve(1)\nCannot retrieve subgoal 1: none.\nSubgoal: fill shot1", "fill shot1", "retrieve(1)"),
         ("", None, ""),
     ],
 )

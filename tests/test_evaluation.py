@@ -20,13 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.worlds.catalogue import domains
-from pddlworlds.evaluation import metrics as M
-from pddlworlds.evaluation.cli import main as eval_main
-from pddlworlds.evaluation.cli import parse_seeds
-from pddlworlds.evaluation.report import load_run, write_report
 from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
+from pddlworlds.evaluation import metrics as M
+from pddlworlds.evaluation import significance as S
+from pddlworlds.evaluation.analysis import load_run
+from pddlworlds.evaluation.cli import main as eval_main
+from pddlworlds.evaluation.options import parse_seeds
+from pddlworlds.evaluation.report import write_report
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
+from pddlworlds.worlds.catalogue import domains
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_RUN = FIXTURES / "eval_run"
@@ -168,25 +170,25 @@ def test_metrics_accept_stored_lines() -> None:
 
 def test_wilcoxon_graceful() -> None:
     records = hand_records()
-    few = M.wilcoxon_paired(records, "standard", "hiagent", "progress", 10)
+    few = S.wilcoxon_paired(records, "standard", "hiagent", "progress", 10)
     assert few["n_pairs"] == 2 and few["n_nonzero"] == 1 and "cannot fall below 0.05" in few["note"]
-    same = M.wilcoxon_paired(records, "standard", "standard", "steps", 10)
+    same = S.wilcoxon_paired(records, "standard", "standard", "steps", 10)
     assert same["p_value"] is None and "all paired differences are zero" in same["note"]
-    none = M.wilcoxon_paired(records, "standard", "nobody", "progress", 10)
+    none = S.wilcoxon_paired(records, "standard", "nobody", "progress", 10)
     assert none["n_pairs"] == 0 and none["note"] == "no paired episodes"
     with pytest.raises(ValueError):
-        M.wilcoxon_paired(records, "standard", "hiagent", "tokens")
+        S.wilcoxon_paired(records, "standard", "hiagent", "tokens")
 
 
 def test_wilcoxon_matches_scipy() -> None:
     from scipy.stats import wilcoxon
 
-    _, lines = load_run(FIXTURE_RUN)
+    lines = load_run(FIXTURE_RUN).lines
     for metric in ("progress", "steps"):
-        pairs = M.paired_values(lines, "expert", "random", metric, 30)
+        pairs = S.paired_values(lines, "expert", "random", metric, 30)
         assert len(pairs) == 8
         expected = wilcoxon([p[1] for p in pairs], [p[2] for p in pairs])
-        got = M.wilcoxon_paired(lines, "expert", "random", metric, 30)
+        got = S.wilcoxon_paired(lines, "expert", "random", metric, 30)
         assert got["statistic"] == pytest.approx(float(expected.statistic))
         assert got["p_value"] == pytest.approx(float(expected.pvalue))
     # synthetic data with ties and zeros, across seeds
@@ -206,9 +208,9 @@ def test_wilcoxon_matches_scipy() -> None:
     ):
         rs.append(episode("a", f"p{i % 3}", x == 1, x, [], None, 1.0, seed=i))
         rs.append(episode("b", f"p{i % 3}", y == 1, y, [], None, 1.0, seed=i))
-    pairs = M.paired_values(rs, "a", "b")
+    pairs = S.paired_values(rs, "a", "b")
     expected = wilcoxon([p[1] for p in pairs], [p[2] for p in pairs])
-    got = M.wilcoxon_paired(rs, "a", "b")
+    got = S.wilcoxon_paired(rs, "a", "b")
     assert (got["n_pairs"], got["n_nonzero"]) == (9, 7)
     assert got["statistic"] == pytest.approx(float(expected.statistic))
     assert got["p_value"] == pytest.approx(float(expected.pvalue))
@@ -501,7 +503,8 @@ def test_parse_seeds() -> None:
 def plan_for(argv: list[str]):
     import argparse
 
-    from pddlworlds.evaluation.cli import add_eval_parsers, build_plan
+    from pddlworlds.evaluation.cli import add_eval_parsers
+    from pddlworlds.evaluation.options import build_plan
 
     parser = argparse.ArgumentParser()
     add_eval_parsers(parser.add_subparsers(dest="command"))

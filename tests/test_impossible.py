@@ -17,7 +17,8 @@ from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.artefacts.proofs import is_unsolvable, read_proofs, split_unsolvable
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.registration import env_id
-from pddlworlds.unsolvable.variants import candidates, derive, exhaustive_search, problem_text, trivial_reason
+from pddlworlds.unsolvable.variants import DEFAULT_STATE_CAP, candidates, derive, problem_text, trivial_reason
+from pddlworlds.worlds.search import breadth_first_search
 
 warnings.simplefilter("ignore", PDDLNormalisationWarning)
 
@@ -56,7 +57,7 @@ def test_the_search_confirms_each_stored_proof(proof):
     domain = domains()[proof.domain]
     task = domain.load(proof.problem, "impossible")
     if proof.method == "exhaustive-bfs":
-        result = exhaustive_search(ground(task), cap=proof.states + 1)
+        result = breadth_first_search(ground(task), cap=proof.states + 1)
         assert result.status == "unsolvable"
         assert result.states == proof.states
     else:
@@ -121,8 +122,8 @@ def test_derive_is_seeded_and_a_capped_search_is_no_proof():
     assert first == [v.name for v in derive("blocksworld", parents, 3, seed=5)]
     assert len(first) == 3 and len({v.split("-")[0] for v in first}) == 3  # distinct parents
     big = domains()["gripper"].load("prob05", "agentboard")
-    assert exhaustive_search(ground(big), cap=100).status == "capped"
-    assert exhaustive_search(ground(domain.load("problem1", "agentboard"))).status == "solvable"
+    assert breadth_first_search(ground(big), cap=100).status == "capped"
+    assert breadth_first_search(ground(domain.load("problem1", "agentboard")), DEFAULT_STATE_CAP).status == "solvable"
 
 
 def test_trivial_reason_cases():
@@ -294,7 +295,7 @@ def test_f1_on_a_hand_checked_fixture():
 def test_eval_on_a_mixed_split_expert_f1_one_and_report_section(tmp_path):
     from argparse import Namespace
 
-    from pddlworlds.evaluation.cli import build_plan
+    from pddlworlds.evaluation.options import build_plan
     from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, records_from_lines
     from pddlworlds.evaluation.report import write_report
     from pddlworlds.evaluation.runner import run_evaluation
@@ -324,7 +325,7 @@ def test_runs_without_unsolvable_problems_keep_their_configuration(tmp_path):
 
 
 def test_llm_examples_come_from_solvable_problems_outside_every_split():
-    """The in-context example is a solved episode of a problem of its own (issue 9): it must have a plan
+    """The in-context example is a solved episode of a problem of its own: it must have a plan
     (it reaches its goal), and be none of the problems of any split, the unsolvable and mixed ones included."""
     from pddlworlds.agents.examples import load_example, problem_body
 

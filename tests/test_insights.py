@@ -1,4 +1,4 @@
-"""Cross-trial insight memory (issue 13): the operations parser on messy replies, the store after a
+"""Cross-trial insight memory: the operations parser on messy replies, the store after a
 scripted sequence of operations (exact JSON), experience selection, rule selection per scale and category,
 and the instruction text each LLM agent receives with insights (through the stand-in server)."""
 

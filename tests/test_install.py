@@ -44,6 +44,8 @@ d = domains()["blocksworld"]
 env = pddlworlds.make_env(d.domain_file, d.problem_file("problem1"))
 env.reset()
 out["make_env"] = env.step("unstack b2 from b3")[4]["action_valid"]
+from pddlworlds.published import published_results
+out["published"] = {m: len(eps) for m, eps in published_results().items()}
 print(json.dumps(out))
 """
 
@@ -92,3 +94,4 @@ def test_wheel_works_outside_the_checkout(tmp_path: Path) -> None:
         len(domains()[n].problems()) for n in sorted(domains())
     ]
     assert out["make_env"] is True
+    assert len(out["published"]) == 12 and set(out["published"].values()) == {60}

@@ -43,7 +43,7 @@ def test_layers_contracts_are_kept() -> None:
 
 def test_no_import_circles() -> None:
     grimp = pytest.importorskip("grimp")
-    graph = grimp.build_graph("pddlworlds", exclude_type_checking_imports=True)  # annotations only: no runtime circle
+    graph = grimp.build_graph("pddlworlds")  # imports for annotations count too
     circles = set()
     for module in graph.modules:
         for imported in graph.find_modules_directly_imported_by(module):
@@ -66,3 +66,13 @@ def test_no_private_name_imported_across_modules() -> None:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         found.add((module_name(path), alias.name))
     assert found <= KNOWN_PRIVATE_IMPORTS, sorted(found - KNOWN_PRIVATE_IMPORTS)
+
+
+def test_no_module_is_over_450_lines() -> None:
+    """One job per module: a module past 450 lines is doing two."""
+    long = {
+        module_name(path): n
+        for path in SRC.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
+    }
+    assert long == {}

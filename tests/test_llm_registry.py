@@ -92,3 +92,26 @@ def test_eval_runs_a_backend_registered_from_a_test(
     # Resuming the same command plays nothing again.
     assert cli.main([*argv, "--max-steps", "3", "--out", str(out), "--no-progress"]) == 0
     assert "1/1 episodes stored (0 new)" in capsys.readouterr().err
+
+
+def _plan(*options: str):
+    from pddlworlds.evaluation.options import build_plan
+
+    return build_plan(cli.build_parser().parse_args(["eval", "--domains", "gripper", "--limit", "1", *options]))
+
+
+def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) -> None:
+    """`--lora` (default: the shipped adapter) is resolved by the CLI; below it None means no adapter."""
+    from pddlworlds.llm import shipped_adapter_path
+
+    assert _plan("--agents", "standard").backend.lora == str(shipped_adapter_path())
+    assert _plan("--agents", "standard", "--lora", "none").backend.lora is None
+    assert _plan("--agents", "expert").backend.lora is None  # no agent loads the model
+    own = tmp_path / "own.gguf"
+    own.write_bytes(b"GGUF")
+    assert _plan("--agents", "standard", "--lora", str(own)).backend.lora == str(own.resolve())
+    with pytest.raises(ValueError, match="--lora: LoRA adapter file not found"):
+        _plan("--agents", "standard", "--lora", str(tmp_path / "missing.gguf"))
+    with pytest.raises(ValueError, match="--lora needs a model backend that takes an adapter"):
+        _plan("--agents", "standard", "--llm", "openai:m", "--lora", str(own))
+    assert BackendSpec("embedded").lora is None

@@ -344,7 +344,7 @@ def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domai
 
 
 def test_the_timeout_covers_reading_and_grounding_too():
-    """The budget is the whole call's (issue 15): work done before the planner starts counts against it,
+    """The budget is the whole call's: work done before the planner starts counts against it,
     and a budget spent there ends in TIMEOUT without starting a planner process."""
     from pddlworlds.planning import resolve_target, solve_target
 

@@ -48,7 +48,7 @@ def _slow_logprobs(llm: EmbeddedLLM) -> list[float]:
         verbose=False,
         lora_path=str(llm.lora_path) if llm.lora_path else None,
     )
-    prompt = slow.tokenize(format_plain(MESSAGES).encode(), add_bos=True, special=True)
+    prompt = slow.tokenize(format_plain(MESSAGES).encode(), add_bos=True, special=False)
     totals = []
     for text in CANDIDATES:
         tokens = slow.tokenize(text.encode(), add_bos=False, special=False)

@@ -120,7 +120,7 @@ def test_dataset_files(tmp_path):
     assert manifest["calls"] == len(rows) > 0
     assert {r["agent"] for r in rows} == {"standard", "hiagent"}
     assert all(flags["example"] is False for flags in manifest["agents"].values())
-    episodes = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    episodes = [json.loads(line) for line in (tmp_path / "teacher_episodes.jsonl").read_text().splitlines()]
     assert len(episodes) == manifest["episodes"] == 2 * manifest["problems"]
 
 

@@ -1,4 +1,4 @@
-"""Trials with insight memory through the stand-in server (issue 13): two trials whose second trial's
+"""Trials with insight memory through the stand-in server: two trials whose second trial's
 prompts carry the rules the first one wrote; a run killed (SIGKILL) between trials resumes at the right
 trial with the same store; the CLI; and, marked embedded+slow, two trials on the embedded model."""
 

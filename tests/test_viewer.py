@@ -56,13 +56,14 @@ def test_torn_last_line_of_a_run_in_progress_is_skipped(tmp_path: Path) -> None:
     assert len(run.lines) == 16 and run.notes == []
 
 
-def test_resumed_run_keeps_the_last_line_of_an_episode(tmp_path: Path) -> None:
+def test_an_episode_stored_twice_keeps_its_first_line_with_a_note(tmp_path: Path) -> None:
     folder = copy_run(tmp_path)
     first = lines_of(folder)[0]
     again = dict(first, progress=0.5, run_time_s=99.0)
     with open(folder / "episodes.jsonl", "a") as handle:
         handle.write(json.dumps(again) + "\n")
-    run = read_run(folder)
+    with pytest.warns(ViewerWarning, match=r"episodes.jsonl, line 17: duplicate of line 1; skipped"):
+        run = read_run(folder)
     assert len(run.lines) == 16
     kept = [
         line
@@ -70,7 +71,7 @@ def test_resumed_run_keeps_the_last_line_of_an_episode(tmp_path: Path) -> None:
         if (line["agent"], line["domain"], line["problem"])
         == (first["agent"], first["domain"], first["problem"])
     ]
-    assert kept == [again]
+    assert kept == [first]  # as the report and a resume count it
 
 
 def test_bad_line_in_the_middle_is_skipped_with_file_and_line(tmp_path: Path) -> None:
@@ -326,3 +327,131 @@ def test_cli_makes_the_out_folder_and_names_a_busy_port(
             == 2
         )
     assert f"--port {port}: cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+# ---- every stored value is untrusted ----------------------------------------------------------------------
+
+MARKUP = '<img src=x onerror="window.__pwned=1">'
+#: (where, field) of every stored number the page lays out; "" is the episode, "step" its first step,
+#: "call" that step's first call.
+NUMBER_FIELDS = [
+    ("", "seed"),
+    ("", "progress"),
+    ("", "steps"),
+    ("", "optimal_length"),
+    ("", "run_time_s"),
+    ("step", "index"),
+    ("step", "subgoal_index"),
+    ("step", "progress"),
+    ("step", "prompt_tokens"),
+    ("step", "completion_tokens"),
+    ("step", "latency_s"),
+    ("call", "prompt_tokens"),
+    ("call", "completion_tokens"),
+    ("call", "latency_s"),
+]
+
+
+def set_field(line: dict, where: str, name: str, value: object) -> dict:
+    line = json.loads(json.dumps(line))
+    target = {"": line, "step": line["trajectory"][0], "call": line["trajectory"][0]["calls"][0]}[where]
+    target[name] = value
+    return line
+
+
+def test_a_string_in_a_number_field_refuses_the_line_with_file_and_line(tmp_path: Path) -> None:
+    folder = copy_run(tmp_path, VIEWER_RUN)
+    good = lines_of(folder)[0]
+    bad = [set_field(good, where, name, MARKUP) for where, name in NUMBER_FIELDS]
+    bad.append(set_field(good, "step", "memory_view", 5))  # a memory view that is no text
+    bad.append(set_field(good, "step", "observation", ["a", "list"]))
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(ln) + "\n" for ln in [good, *bad]))
+    with pytest.warns(ViewerWarning) as caught:
+        run = read_run(folder)
+    assert run.lines == [good]
+    notes = [str(w.message) for w in caught]
+    assert len(notes) == len(bad)
+    assert notes[5].endswith("episodes.jsonl, line 7: trajectory[0].index is a string, not an integer; skipped")
+    assert "line 13: trajectory[0].calls[0].prompt_tokens is a string" in notes[11]
+    assert "line 16: trajectory[0].memory_view is a number, not a string or null" in notes[14]
+    for number, (note, (where, name)) in enumerate(zip(notes, NUMBER_FIELDS), start=2):
+        assert f"episodes.jsonl, line {number}: " in note and f"{name} is a string" in note
+        assert MARKUP not in note  # the note names the field, never repeats the value
+
+
+def test_view_survives_nan_surrogates_deep_nesting_and_huge_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_run(tmp_path, VIEWER_RUN)
+    good = lines_of(folder)[0]
+    text = "".join(json.dumps(ln) + "\n" for ln in [good])
+    text += json.dumps(set_field(good, "", "progress", 0.5)).replace('"progress": 0.5', '"progress": NaN') + "\n"
+    text += json.dumps(set_field(good, "", "run_time_s", 1.5)).replace("1.5", "Infinity") + "\n"
+    text += json.dumps(set_field(good, "", "run_time_s", 1.5)).replace("1.5", "1e400") + "\n"
+    text += json.dumps(set_field(good, "", "steps", 2**70)) + "\n"
+    text += json.dumps(set_field(good, "", "deep", "X")).replace('"X"', "[" * 100_000 + "]" * 100_000) + "\n"
+    text += json.dumps(set_field(good, "", "flags", {"a": json.loads("[" * 100 + "]" * 100)})) + "\n"
+    lone = set_field(good, "step", "observation", "b1 is on the table.")
+    lone["problem"] = "lone"
+    text += json.dumps(lone).replace("b1 is on the table.", "b1 \\ud800 is on the table.") + "\n"
+    (folder / "episodes.jsonl").write_text(text)
+    out = tmp_path / "page.html"
+    assert main(["view", str(folder), "--out", str(out), "--no-replay"]) == 0
+    err = capsys.readouterr().err
+    for number in (2, 3, 4):
+        assert f"line {number}: not valid JSON" in err
+    assert "line 5: steps is a number, expected an integer" in err
+    assert "line 6: not valid JSON (nested too deep to read)" in err
+    assert "line 7: flags nests deeper than 64 levels" in err
+    page = out.read_bytes().decode("utf-8")  # valid UTF-8 throughout
+    assert "b1 \ufffd is on the table." in page
+
+
+def test_view_names_a_bad_out_or_port_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    import pddlworlds.viewer.page as page_module
+
+    assert main(["view", str(VIEWER_RUN), "--out", str(tmp_path), "--no-replay"]) == 2
+    assert f"{tmp_path}: is a folder" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["view", str(VIEWER_RUN), "--out", str(tmp_path / "file" / "page.html"), "--no-replay"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the page" in err and len(err.strip().splitlines()) == 1
+    for code in (errno.ENOSPC, errno.EROFS, errno.EACCES):
+
+        def refuse(*args: object, code: int = code, **kwargs: object) -> None:
+            raise OSError(code, os.strerror(code))
+
+        monkeypatch.setattr(page_module, "atomic_write", refuse)
+        assert main(["view", str(VIEWER_RUN), "--out", str(tmp_path / "p.html"), "--no-replay"]) == 2
+        err = capsys.readouterr().err
+        assert f"p.html: cannot write the page ({os.strerror(code)})" in err
+        assert len(err.strip().splitlines()) == 1
+    for port in ("70000", "-1", "http"):
+        with pytest.raises(SystemExit) as exited:
+            main(["view", str(VIEWER_RUN), "--serve", "--port", port])
+        assert exited.value.code == 2
+        assert "is not a port number" in capsys.readouterr().err
+
+
+def test_page_security_policy_allows_only_its_own_script_and_style(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+
+    page = build_html([read_run(VIEWER_RUN)], replay=False)
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page).group(1)
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy and "unsafe-hashes" not in policy
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";") if " " in d.strip())
+    script = re.search(r"<script>(.*?)</script>", page, re.DOTALL).group(1)
+    style = re.search(r"<style>(.*?)</style>", page, re.DOTALL).group(1)
+
+    def source(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    assert directives["script-src"] == source(script) and directives["style-src"] == source(style)
+    assert directives["default-src"] == "'none'"
+    assert " style=" not in page.split("</style>", 1)[1]  # no style attribute: the policy would block it

@@ -159,3 +159,149 @@ def test_run_episode_compare_in_chromium(runs: tuple[Path, Path], tmp_path: Path
 
     assert errors == []
     assert requests and all(url.startswith("file:") for url in requests), requests
+
+
+# ---- a shared run folder cannot run script ------------------------------------------------------------------
+
+#: Markup that runs script wherever it is parsed as HTML (an element, an attribute, a URL); each sets a flag.
+PAYLOADS = [
+    '<img src=x onerror="window.__pwned=1">',
+    '"><svg onload="window.__pwned=2">',
+    "'><script>window.__pwned=3</script>",
+    "javascript:window.__pwned=4",
+]
+NO_SPACE = "<svg/onload=window.__pwned=5>"  # a block name the pictures read (no space in it)
+
+
+def tamper(value: object, payload: str, keep: frozenset[str]) -> object:
+    """`value` with every string replaced by `payload`, and every key not in `keep` prefixed with it."""
+    if isinstance(value, str):
+        return payload
+    if isinstance(value, list):
+        return [tamper(v, payload, keep) for v in value]
+    if isinstance(value, dict):
+        return {(k if k in keep else payload + k): tamper(v, payload, keep) for k, v in value.items()}
+    return value
+
+
+def tampered_lines(source: list[dict]) -> list[dict]:
+    """Every string of the records replaced by markup (keys too), and lines with strings in number fields."""
+    from dataclasses import fields
+
+    from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
+
+    known = frozenset(f.name for record in (EpisodeRecord, StepRecord, LLMCall) for f in fields(record))
+    out = []
+    for i, payload in enumerate(PAYLOADS):
+        original = source[i % len(source)]
+        line = tamper(original, payload, known)
+        line["agent"] += str(i)  # four episodes, not one stored four times
+        if i % 2 == 0:
+            line["domain"] = original["domain"]  # a domain with pictures and a replay
+        line[payload] = {payload: [payload, 1]}  # a field the page shows as "more"
+        out.append(line)
+    # Markup as block names, where the pictures read them.
+    line = json.loads(json.dumps(source[0]).replace("b1", NO_SPACE))
+    line["agent"] = NO_SPACE
+    out.append(line)
+    # Strings in number fields: each such line is refused and named on the page.
+    for name in ("index", "subgoal_index", "prompt_tokens", "completion_tokens", "latency_s", "progress"):
+        line = json.loads(json.dumps(source[0]))
+        line["trajectory"][0][name] = PAYLOADS[0]
+        out.append(line)
+    for name in ("prompt_tokens", "completion_tokens", "latency_s"):
+        line = json.loads(json.dumps(source[0]))
+        line["trajectory"][0]["calls"][0][name] = PAYLOADS[1]
+        out.append(line)
+    for name in ("seed", "steps", "optimal_length", "run_time_s", "progress"):
+        out.append({**source[1], name: PAYLOADS[0]})
+    return out
+
+
+def assert_nothing_ran(page, errors: list[str], where: str) -> None:
+    assert page.evaluate("window.__pwned") is None, where
+    handlers = page.evaluate(
+        "const URLS = ['href', 'src', 'action', 'formaction', 'xlink:href'];"
+        "Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)"
+        ".filter(a => a.name.startsWith('on') || (URLS.includes(a.name) && /^\\s*javascript:/i.test(a.value)))"
+        ".map(a => e.tagName + ' ' + a.name))"
+    )
+    assert handlers == [], where
+    assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, svg script').length") == 0
+    assert page.evaluate("document.querySelectorAll('script:not([type])').length") == 1  # the page's own
+    assert errors == [], where
+
+
+def visit_every_page(page_file: Path, episodes: int) -> list[str]:
+    """Open the run page, every episode and a comparison; the text shown on the episode pages."""
+    from playwright.sync_api import sync_playwright
+
+    shown = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page()
+        errors: list[str] = []
+        requests: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("dialog", lambda d: (errors.append("dialog: " + d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        page.wait_for_selector("body[data-ready='1']")
+        assert_nothing_ran(page, errors, "run page")
+        page.fill("input[data-filter='label']", "<")
+        if page.query_selector("#cmp-a"):
+            page.select_option("#cmp-a", index=1)
+        assert_nothing_ran(page, errors, "run page, filtered")
+        for ident in range(episodes):
+            page.goto("about:blank")
+            page.goto(page_file.as_uri() + f"#ep/{ident}")
+            page.wait_for_selector("body[data-page='ep']")
+            for summary in page.query_selector_all("details summary"):
+                summary.click()
+            shown.append(page.inner_text("#app"))
+            assert_nothing_ran(page, errors, f"episode {ident}")
+        page.goto("about:blank")
+        page.goto(page_file.as_uri() + "#cmp/0/1")
+        page.wait_for_selector("body[data-page='cmp']")
+        assert_nothing_ran(page, errors, "compare page")
+        browser.close()
+    assert {url.split("#")[0] for url in requests if url != "about:blank"} == {page_file.as_uri()}, requests
+    return shown
+
+
+def test_a_tampered_run_folder_runs_no_script(tmp_path: Path) -> None:
+    folder = tmp_path / "<svg onload=window.__pwned=6>"
+    folder.mkdir()
+    config = json.loads((FIXTURES / "viewer_run" / "config.json").read_text())
+    config = tamper(config, PAYLOADS[0], frozenset({"agents", "llm", "seeds", "max_steps"}))
+    config["seeds"] = PAYLOADS
+    (folder / "config.json").write_text(json.dumps(config))
+    lines = tampered_lines(lines_of(FIXTURES / "viewer_run"))
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(ln) + "\n" for ln in lines))
+    page_file = tmp_path / "view.html"
+    assert main(["view", str(folder), "--out", str(page_file)]) == 0
+    shown = visit_every_page(page_file, episodes=len(PAYLOADS) + 1)
+    assert any(PAYLOADS[0] in text for text in shown)  # the markup is shown as text
+    assert any(NO_SPACE in text for text in shown)
+    html = page_file.read_text()
+    assert html.count("; skipped") == 14  # every line with a string in a number field, named
+
+
+def test_tampered_page_data_runs_no_script(tmp_path: Path) -> None:
+    """Past the reader's checks too: every value the page lays out, numbers included, replaced by markup."""
+    from pddlworlds.viewer import page_data, read_run
+    from pddlworlds.viewer.page import render
+
+    data, details = page_data([read_run(FIXTURES / "viewer_run")])
+
+    def spoil(value: object, key: str = "") -> object:
+        if isinstance(value, list):
+            return [spoil(v) for v in value]
+        if isinstance(value, dict):
+            return {k: spoil(v, k) for k, v in value.items()}
+        return value if key == "kind" else PAYLOADS[len(key) % len(PAYLOADS)]
+
+    page_file = tmp_path / "view.html"
+    page_file.write_text(render(spoil(data), spoil(details)))
+    visit_every_page(page_file, episodes=len(details))

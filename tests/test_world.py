@@ -96,7 +96,7 @@ def test_a_listed_action_wins_over_the_meta_action_its_words_contain(tmp_path) -
     (tmp_path / "text.toml").write_text('[actions]\npeek = ["look around {x}"]\npoke = ["poke {x}"]\n')
     world = World.load(tmp_path / "domain.pddl", tmp_path / "p.pddl")
     assert world.valid_actions(world.initial_state) == ["look around a", "poke a"]
-    # issue 15: an exact listed action is preferred over a meta-action, and environment and parser agree
+    # an exact listed action is preferred over a meta-action, and environment and parser agree
     peek = world.step(world.initial_state, "look around a", "full")
     assert peek.kind == "action" and peek.action == "look around a" and peek.state != world.initial_state
     assert world.parser.parse("Look around a.") == world.parser.parse("look around a")

@@ -5,54 +5,37 @@
     pddlworlds plan / expert             the classical planner (see `pddlworlds plan -h`)
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
     pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
+    pddlworlds serve [--port 8000]       the embedded model behind an OpenAI-compatible server
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
-from .worlds.catalogue import DEFAULT_SPLIT, domains, get_domain
-from .evaluation.cli import add_parsers as add_eval_parsers
-from .insights.cli import add_parsers as add_insight_parsers
-from .worlds.pddl import PDDLError, PDDLNormalisationWarning
+from .evaluation.cli import add_eval_parsers
+from .llm.cli import add_parsers as add_serve_parsers
 from .planning.cli import add_plan_parsers
-from .artefacts.proofs import solvable_text
+from .tables import add_format_option
 from .training.cli import add_parsers as add_train_parsers
 from .viewer.cli import add_parsers as add_view_parsers
+from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
+from .worlds.pddl import PDDLError, ignore_normalisation_warnings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
+    from .listing import problem_rows
+    from .tables import Column, print_rows
 
-    from .worlds.grounding import ground
-    from .artefacts.plans import optimal_lengths
-
-    table = Table(title="pddlworlds problems")
-    for column in ("domain", "split", "problem", "objects", "atoms", "ground actions", "goal", "optimal"):
-        table.add_column(column, justify="left" if column in ("domain", "split", "problem") else "right")
-    table.add_column("solvable", justify="left")  # "no" for problems with a stored proof (planners/unsolvable.csv)
-    wanted = [get_domain(d) for d in args.domain] if args.domain else list(domains().values())
-    for domain in wanted:
-        for split in [args.split] if args.split else domain.splits():
-            lengths = optimal_lengths(domain.name, split)
-            for problem in domain.problems(split):
-                task = domain.load(problem, split)
-                grounded = ground(task) if args.ground else None
-                table.add_row(
-                    domain.name,
-                    split,
-                    problem,
-                    str(len(task.objects)),
-                    str(len(grounded.atoms)) if grounded else "-",
-                    str(len(grounded.actions)) if grounded else "-",
-                    str(len(task.goal)),
-                    str(lengths.get(problem, "-")),
-                    solvable_text(domain.name, problem, lengths.get(problem)),
-                )
-    Console().print(table)
+    rows = problem_rows(args.domain, args.split, ground_problems=args.ground)
+    columns = [Column("domain", "domain"), Column("split", "split"), Column("problem", "problem")]
+    columns += [
+        Column(key, header, "right")
+        for key, header in (("objects", "objects"), ("atoms", "atoms"), ("ground_actions", "ground actions"),
+                            ("goal", "goal"), ("optimal", "optimal"))
+    ]
+    columns.append(Column("solvable", "solvable"))  # "no" for problems with a stored proof
+    print_rows(rows, columns, args.format, title="pddlworlds problems")
     return 0
 
 
@@ -92,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--domain", action="append", help="only this domain (repeatable)")
     p.add_argument("--split", help="only this split")
     p.add_argument("--ground", action="store_true", help="also ground each problem to count atoms and actions")
+    add_format_option(p, "the problems")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("play", help="play a problem in the terminal")
@@ -99,20 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--problem", help="problem name (default: picked by --seed)")
     p.add_argument("--split", default=DEFAULT_SPLIT)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
     p.set_defaults(func=cmd_play)
 
     add_plan_parsers(sub)
     add_eval_parsers(sub)
     add_view_parsers(sub)
-    add_insight_parsers(sub)  # after eval: adds --insights and --insight-* to it
     add_train_parsers(sub)
+    add_serve_parsers(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)  # shipped quirks; the library still warns
+    ignore_normalisation_warnings()  # the shipped files' known quirks; the library still warns
     try:
         return int(args.func(args) or 0)
     except (ValueError, PDDLError) as exc:

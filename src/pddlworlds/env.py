@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import read_from_shared_memory
 
 from .worlds.catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
 from .worlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
@@ -17,7 +20,15 @@ from .worlds.profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
 from .worlds.text import CHARSET, OBSERVATION_MODES
 from .worlds.world import World
 
-__all__ = ["PDDLTextEnv", "ACTION_MAX_LENGTH", "SOLVED_AT_RESET", "StepInfo", "problems_by_name"]
+__all__ = [
+    "ACTION_MAX_LENGTH",
+    "SOLVED_AT_RESET",
+    "ObservationText",
+    "PDDLTextEnv",
+    "SharedTexts",
+    "StepInfo",
+    "problems_by_name",
+]
 
 #: Longest action text the action space admits; longer texts are still handled (truncated in messages).
 ACTION_MAX_LENGTH = 1024
@@ -85,6 +96,47 @@ class StepInfo(_ListingInfo):
     solvable: bool | None
 
 
+class ObservationText(spaces.Text):
+    """The observation space: a `spaces.Text` whose batch in an async vector env's shared memory is read
+    each time it is used. Gymnasium decodes a `Text` buffer into strings once, when the vector env is made,
+    so every later observation came back as that first, empty buffer ("aaaa..."); see `SharedTexts`."""
+
+
+class SharedTexts(Sequence[str]):
+    """The observations an async vector env's workers wrote into shared memory, decoded when read; a copy
+    (what `AsyncVectorEnv` returns by default) is a plain tuple of strings, as the sync vector env gives."""
+
+    def __init__(self, space: spaces.Text, buffer: Any, n: int):
+        self._space, self._buffer, self._n = space, buffer, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._n)))
+        if not -self._n <= index < self._n:
+            raise IndexError(index)
+        size = self._space.max_length
+        codes = np.frombuffer(self._buffer.get_obj(), dtype=np.int32)[(index % self._n) * size :][:size]
+        chars = self._space.character_list
+        return "".join(chars[c] for c in codes if c < len(chars))
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+@read_from_shared_memory.register(ObservationText)
+def _read_shared_texts(space: ObservationText, shared_memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(space, shared_memory, n)
+
+
 class PDDLTextEnv(gym.Env[str, str]):
     """A PDDL problem as a text game.
 
@@ -101,7 +153,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     reached", ...), ends the episode: it solves an unsolvable problem and fails a solvable one.
 
     ## Observation Space
-    `Text(n, charset=CHARSET)`, with `n` bounded from the largest problem of the split. The first
+    `ObservationText(n, charset=CHARSET)` (a `Text` space that async vector envs read through shared
+    memory), with `n` bounded from the largest problem of the split. The first
     observation is the full state; after an action it is the full state or only what changed
     (`observation_mode`, default per domain: full for Blocksworld and Gripper, changes for Tyreworld and
     Barman). When the goal holds the observation ends with "The goal is reached."
@@ -215,7 +268,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
         self.observation_mode = mode
         bound = max(self._text_bound(n) for n in ([problem] if problem else names))
-        self.observation_space = spaces.Text(max_length=bound, min_length=1, charset=CHARSET)
+        self.observation_space = ObservationText(max_length=bound, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(max_length=ACTION_MAX_LENGTH, min_length=0, charset=CHARSET)
 
         self.world: World = first

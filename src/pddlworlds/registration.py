@@ -7,12 +7,11 @@ from pathlib import Path
 import gymnasium as gym
 from gymnasium.wrappers import TimeLimit
 
-from .worlds.catalogue import domains
+from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
 
 __all__ = ["ENTRY_POINT", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env"]
 
 ENTRY_POINT = "pddlworlds.env:PDDLTextEnv"
-DEFAULT_MAX_EPISODE_STEPS = 30  # the benchmark's step budget
 
 
 def env_id(domain: str) -> str:

@@ -11,26 +11,17 @@ File format (JSON): `source` (where the problem came from), `problem_file`, `goa
 first one), and `subgoals`, each `{"subgoal", "met", "summary", "steps"}` where a step is
 `{"action", "observation": {"full": ..., "changes": ...}}` or a retrieval `{"action", "retrieved": k}`.
 
-`bfs_plan` and `segment_plan` are what the script builds the expert part from.
+The script builds the expert part from `worlds.search.shortest_plan` and `agents.segments.segment_plan`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from ..worlds.text import join_and
-from .prompts import clause
-
-if TYPE_CHECKING:
-    from ..worlds.grounding import GroundTask
-    from ..worlds.world import World
+from typing import Any
 
 __all__ = [
     "EXAMPLE_FILE",
@@ -38,14 +29,10 @@ __all__ = [
     "ExampleError",
     "ExampleStep",
     "ExampleSubgoal",
-    "PlanSegment",
-    "bfs_plan",
     "example_file",
     "load_example",
     "parse_example",
-    "plan_cuts",
     "problem_body",
-    "segment_plan",
 ]
 
 EXAMPLE_FILE = "example.json"
@@ -155,87 +142,6 @@ def parse_example(text: str, mode: str, *, source: str = "<example>", sha256: st
         subgoals=tuple(subgoals),
         sha256=sha256,
     )
-
-
-# --------------------------------------------------------------------------------------------------
-# Building blocks of the expert part (used by scripts/make_examples.py).
-
-
-def bfs_plan(task: GroundTask, max_nodes: int = 200_000) -> list[int] | None:
-    """A shortest plan (action indices) by breadth-first search, or None past `max_nodes` states."""
-    start = task.init
-    if task.is_goal(start):
-        return []
-    parent: dict[int, tuple[int, int] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
-        for action in task.applicable(state):
-            nxt = task.apply(state, action)
-            if nxt in parent:
-                continue
-            parent[nxt] = (state, action)
-            if task.is_goal(nxt):
-                plan = []
-                cur = nxt
-                while parent[cur] is not None:
-                    prev, act = parent[cur]  # type: ignore[misc]
-                    plan.append(act)
-                    cur = prev
-                return plan[::-1]
-            if len(parent) >= max_nodes:
-                return None
-            queue.append(nxt)
-    return None
-
-
-@dataclass(frozen=True)
-class PlanSegment:
-    text: str  # the subgoal, in words
-    start: int  # first step (index into the plan)
-    end: int  # one past the last step
-    summary: str  # every fact the segment made true
-
-
-def plan_cuts(progress: list[float], start_progress: float, max_len: int) -> list[tuple[int, int]]:
-    """Cut a plan after each step that raises progress; pieces longer than `max_len` are cut evenly."""
-    cuts, start, best = [], 0, start_progress
-    for i, p in enumerate(progress):
-        if p > best or i == len(progress) - 1:
-            best = max(best, p)
-            cuts.append((start, i + 1))
-            start = i + 1
-    out = []
-    for a, b in cuts:
-        pieces = math.ceil((b - a) / max_len)
-        size = (b - a) / pieces
-        bounds = [a + round(size * k) for k in range(pieces + 1)]
-        out.extend(zip(bounds[:-1], bounds[1:]))
-    return out
-
-
-def segment_plan(world: World, plan: list[int], max_len: int = 4) -> list[PlanSegment]:
-    """Play `plan` (action indices) once from the initial state and cut it into subgoals; each is named by
-    at most two facts it made true (goal facts first, then what its last action made true)."""
-    task = world.task
-    states = [task.init]
-    for action in plan:
-        states.append(task.apply(states[-1], action))
-    progress = [float(task.progress(s)) for s in states[1:]]
-    goal_atoms = {(n, a) for n, a, positive in world.lifted.goal if positive}
-
-    def added(before: int, after: int) -> list:
-        return [task.atoms[i] for i in range(len(task.atoms)) if (after >> i & 1) and not (before >> i & 1)]
-
-    segments = []
-    for a, b in plan_cuts(progress, float(task.progress(states[0])), max_len):
-        net = added(states[a], states[b])
-        last = set(added(states[b - 1], states[b]))
-        named = sorted(net, key=lambda atom: (atom not in goal_atoms, atom not in last))[:2]
-        text = join_and([clause(world.templates.sentence(atom)) for atom in named]) or "continue"
-        summary = " ".join(world.templates.sentence(atom) + "." for atom in net) or "Nothing new is true."
-        segments.append(PlanSegment(text, a, b, summary))
-    return segments
 
 
 def problem_body(pddl_text: str) -> str:

@@ -26,6 +26,7 @@ import gymnasium as gym
 from ..env import StepInfo
 from ..llm import LLM, Message
 from ..records import LLMCall
+from ..registry import Registry
 from . import prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
@@ -37,13 +38,13 @@ __all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name", "same_subgoal"]
 
 #: HiAgent configurations by name: (summarize, retrieve, hide_finished), the flags as the agent keeps them
 #: (with nothing hidden there is nothing to summarise or retrieve, so those are off).
-HIAGENT_CONFIGS: dict[str, tuple[bool, bool, bool]] = {
+HIAGENT_CONFIGS: Registry[tuple[bool, bool, bool]] = Registry("HiAgent configuration", {
     "hiagent": (True, True, True),
     "hiagent-no-summary": (False, True, True),
     "hiagent-no-retrieval": (True, False, True),
     "hiagent-no-summary-no-retrieval": (False, False, True),
     "task-decomposition": (False, False, False),
-}
+})
 _NAMES = {flags: name for name, flags in HIAGENT_CONFIGS.items()}
 
 

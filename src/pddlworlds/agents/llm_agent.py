@@ -132,6 +132,9 @@ class LLMAgent(Agent):
             latency_s=float(completion.latency_s),
             raw_output=_raw(completion),
             error=completion.error,
+            cached_tokens=completion.cached_tokens,
+            prompt_eval_s=completion.prompt_eval_s,
+            generation_s=completion.generation_s,
         )
         return completion, call
 

@@ -35,6 +35,12 @@ def _clean_action(text: str) -> str:
     return text[:_MAX_ACTION_CHARS]
 
 
+def _is_reference(line: str, m: re.Match[str], at_start: bool, labels: list[re.Match[str]]) -> bool:
+    """A lower-case "subgoal N:" inside a sentence names subgoal N ("Cannot retrieve subgoal 1: no subgoal
+    is finished yet.", a retrieval note the model copies), it does not state one."""
+    return not at_start and not labels and line[m.start()] == "s" and re.search(r"\d", m.group(0)) is not None
+
+
 def _segments(text: str) -> list[tuple[str | None, str]]:
     """(label, content) per labelled part of each line; unlabelled lines come as (None, line)."""
     out: list[tuple[str | None, str]] = []
@@ -47,6 +53,8 @@ def _segments(text: str) -> list[tuple[str | None, str]]:
             at_start = bool(_LINE_START.match(line[: m.start()]))
             capitalised = m.group(1)[0].isupper()
             after_subgoal = bool(labels) and m.group(1).lower() == "action" and line[m.end() :].strip() != ""
+            if _is_reference(line, m, at_start, labels):
+                continue
             if m.group(2) or at_start or (labels and (capitalised or after_subgoal)):
                 labels.append(m)
         if not labels:

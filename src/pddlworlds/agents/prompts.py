@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..worlds.text import join_and
+from .examples import Example
 
 if TYPE_CHECKING:
     from ..worlds.pddl import Literal, Schema
     from ..worlds.world import World
-    from .examples import Example
     from .memory import Subgoal
 
 __all__ = [

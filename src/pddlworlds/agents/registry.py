@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ..registry import Registry
 from .hiagent import HIAGENT_CONFIGS, HiAgent
 from .standard import StandardAgent
 
@@ -66,7 +67,8 @@ def _hiagent_entry(summarize: bool, retrieve: bool, hide_finished: bool) -> Agen
     return AgentEntry(HiAgent, needs_llm=True, flags=MappingProxyType(flags), options=("decoding",))
 
 
-AGENTS: Mapping[str, AgentEntry] = MappingProxyType(
+AGENTS: Registry[AgentEntry] = Registry(
+    "agent",
     {
         "standard": AgentEntry(_standard, needs_llm=True, options=("prompt_file", "decoding")),
         **{name: _hiagent_entry(*switches) for name, switches in HIAGENT_CONFIGS.items()},
@@ -82,9 +84,7 @@ LLM_AGENT_NAMES: tuple[str, ...] = tuple(name for name, entry in AGENTS.items() 
 def make_agent(name: str, llm: LLM | None = None, **kwargs: Any) -> Agent:
     """The agent called `name`; LLM agents need `llm`, extra keywords go to the constructor
     (e.g. `max_tokens`, `example`, or `seed` for "random")."""
-    entry = AGENTS.get(name)
-    if entry is None:
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(AGENT_NAMES)}")
+    entry = AGENTS[name]
     if not entry.needs_llm:
         return entry.factory(**entry.flags, **kwargs)
     if llm is None:

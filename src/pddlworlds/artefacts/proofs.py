@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
-from ..worlds.catalogue import data_dir
 from ..files import atomic_write
+from ..worlds.catalogue import data_dir
 
 __all__ = [
     "PROOF_COLUMNS",

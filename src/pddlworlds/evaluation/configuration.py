@@ -8,6 +8,7 @@ from typing import Any
 
 from ..files import file_sha256
 from ..llm import NO_MODEL
+from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan
 from .store import utc_now
 
@@ -47,7 +48,7 @@ def build_config(
         "prompts_version": _prompts_version() if uses_llm else None,
     }
     # Each only when it is not the default, so runs made without these options keep their configuration.
-    if plan.profile != "pddlworlds":
+    if plan.profile != DEFAULT_PROFILE:
         config["profile"] = plan.profile
     if plan.allow_impossible:
         from ..agents.unsolvable_rule import IMPOSSIBLE_RULE_VERSION
@@ -58,7 +59,7 @@ def build_config(
         config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": file_sha256(plan.prompt_file)}
     if plan.decoding != "free":  # the admissible-action setting: not comparable with published numbers
         config["decoding"] = plan.decoding
-    if plan.trial is not None:  # issue 13 hook: the trial, and the memory it reads (a store, by content)
+    if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
         config["insights"] = plan.insights.describe()

@@ -9,11 +9,11 @@ import platform
 import threading
 import time
 import traceback
-import warnings
 from typing import Any
 
 from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError
 from ..records import EpisodeRecord
+from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import EpisodeSpec, resolve_agent
 from .store import utc_now
 
@@ -44,9 +44,9 @@ def llm_for(backend: BackendSpec) -> Any:
 
 
 def quiet_warnings() -> None:
-    from ..worlds.pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import ignore_normalisation_warnings
 
-    warnings.simplefilter("ignore", PDDLNormalisationWarning)  # known quirks of the shipped problems
+    ignore_normalisation_warnings()  # known quirks of the shipped problems
 
 
 def init_worker(backend: BackendSpec) -> None:
@@ -66,7 +66,7 @@ def env_for(spec: EpisodeSpec) -> Any:
         envs = _LOCAL.envs = {}
     key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible)
     if key not in envs:
-        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != "pddlworlds" else {}
+        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != DEFAULT_PROFILE else {}
         if spec.allow_impossible:
             options["allow_impossible"] = True
         envs[key] = gym.make(
@@ -89,7 +89,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     """
     factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.decoding)
     llm = llm_for(backend) if needs_llm else None
-    # issue 13 hook: an LLM agent of a trial reads the insight store the spec names
+    # an LLM agent of a trial reads the insights its memory handed out for the trial
     agent = factory(llm, insights=spec.insights.selector()) if spec.insights is not None and needs_llm else factory(llm)
     env = env_for(spec)
     started = utc_now()
@@ -127,7 +127,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
         "finished_at": utc_now(),
         "host": platform.node(),
         "pid": os.getpid(),
-        **({"trial": spec.trial} if spec.trial is not None else {}),  # issue 13 hook
+        **({"trial": spec.trial} if spec.trial is not None else {}),
     }
     data["agent"] = spec.agent
     data["seed"] = spec.seed

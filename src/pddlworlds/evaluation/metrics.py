@@ -13,19 +13,20 @@ docs/method.md section 3 describes:
   prompt and the tokens of every call of the step (summaries, retrievals) are kept as their own columns;
 - run time per episode; both relative to the STANDARD agent of the same domain when it was run;
 - executability: the fraction of valid actions, per episode and per step index;
-- progress at step k (k = 5, 10, ..., 30): PR after k steps;
-- a Wilcoxon signed-rank test over paired episodes of two agents.
+- progress at step k (k = 5, 10, ..., 30): PR after k steps.
+
+The Wilcoxon tests between agents are `significance`.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..records import EpisodeRecord
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 
 __all__ = [
     "CONTEXT_MEASURES",
@@ -34,6 +35,7 @@ __all__ = [
     "PROGRESS_STEPS",
     "REFERENCE_AGENT",
     "Metric",
+    "Recordish",
     "aggregate",
     "as_record",
     "budget_steps",
@@ -43,13 +45,11 @@ __all__ = [
     "executability",
     "executability_by_step",
     "group_records",
+    "mean",
     "metric_columns",
-    "paired_values",
     "progress_at",
     "prompt_tokens_per_step",
     "summarize",
-    "wilcoxon_all_pairs",
-    "wilcoxon_paired",
 ]
 
 #: The step counts of the paper's progress-over-steps figure.
@@ -69,7 +69,7 @@ def as_record(item: Recordish) -> EpisodeRecord:
     return EpisodeRecord.from_stored(dict(item))
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
+def mean(values: Iterable[float | None]) -> float | None:
     kept = [float(v) for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
 
@@ -78,7 +78,7 @@ def _mean(values: Iterable[float | None]) -> float | None:
 # Per episode.
 
 
-def budget_steps(record: Recordish, max_steps: int = 30) -> int:
+def budget_steps(record: Recordish, max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> int:
     """Steps used; an unsolved episode counts the whole budget."""
     r = as_record(record)
     return r.steps if r.success else max_steps
@@ -137,12 +137,12 @@ def _with_optimal(row: Mapping[str, Any]) -> bool:
 
 
 def _mean_of(key: str, where: Callable[[Mapping[str, Any]], bool] | None = None) -> Callable[[list], Any]:
-    return lambda rows: _mean(m[key] for m in rows if where is None or where(m))
+    return lambda rows: mean(m[key] for m in rows if where is None or where(m))
 
 
 def _progress_at_means(rows: list[Mapping[str, Any]]) -> dict[int, float | None]:
     ks = sorted({k for m in rows for k in m["progress_at"]})
-    return {k: _mean(m["progress_at"].get(k) for m in rows) for k in ks}
+    return {k: mean(m["progress_at"].get(k) for m in rows) for k in ks}
 
 
 def _solved_with_optimal(r: EpisodeRecord) -> bool:
@@ -287,7 +287,7 @@ def metric_columns(table: str, shown: Callable[[Metric], bool] = lambda m: True)
     return [m for m in METRICS if m.table == table and shown(m)]
 
 
-def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
+def episode_metrics(record: Recordish, max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[str, Any]:
     """Every per-episode number the aggregates are made of (`METRICS`' sources)."""
     r = as_record(record)
     return {m.key: m.episode(r, max_steps) for m in METRICS if m.episode is not None}
@@ -297,7 +297,7 @@ def episode_metrics(record: Recordish, max_steps: int = 30) -> dict[str, Any]:
 # Aggregates.
 
 
-def aggregate(records: Sequence[Recordish], max_steps: int = 30) -> dict[str, Any]:
+def aggregate(records: Sequence[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[str, Any]:
     """Means over a group of episodes (rates as fractions, not percents), one key per aggregated metric."""
     rows = [episode_metrics(r, max_steps) for r in records]
     return {m.name: m.aggregate(rows) for m in METRICS if m.aggregate is not None}
@@ -328,7 +328,7 @@ def context_measure(records: Iterable[Recordish]) -> str:
 
 
 def summarize(
-    records: Iterable[Recordish], max_steps: int = 30, reference: str = REFERENCE_AGENT
+    records: Iterable[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS, reference: str = REFERENCE_AGENT
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """(domain, agent) -> `aggregate`, plus (OVERALL, agent) rows; with the relative metrics.
 
@@ -348,7 +348,7 @@ def summarize(
     return dict(sorted(summary.items(), key=lambda kv: (kv[0][0] == OVERALL, kv[0])))
 
 
-def executability_by_step(records: Iterable[Recordish], max_steps: int = 30) -> dict[int, float | None]:
+def executability_by_step(records: Iterable[Recordish], max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> dict[int, float | None]:
     """Step index -> fraction of valid actions among the episodes that took that step (None: none did)."""
     valid: dict[int, int] = defaultdict(int)
     taken: dict[int, int] = defaultdict(int)
@@ -357,105 +357,3 @@ def executability_by_step(records: Iterable[Recordish], max_steps: int = 30) -> 
             taken[step.index] += 1
             valid[step.index] += 1 if step.valid else 0
     return {i: (valid[i] / taken[i] if taken[i] else None) for i in range(1, max_steps + 1)}
-
-
-# ------------------------------------------------------------------------------------------------
-# Significance.
-
-
-def paired_values(
-    records: Iterable[Recordish],
-    agent_a: str,
-    agent_b: str,
-    metric: str = "progress",
-    max_steps: int = 30,
-    domain: str | None = None,
-) -> list[tuple[tuple[str, str, str, int | None], float, float]]:
-    """Episodes of both agents on the same (domain, split, problem, seed): (pair key, value a, value b).
-
-    `metric` is "progress" (PR) or "steps" (budget steps); pairs come sorted by key.
-    """
-    if metric not in ("progress", "steps"):
-        raise ValueError(f"metric must be 'progress' or 'steps', not {metric!r}")
-    by_agent: dict[str, dict[tuple, float]] = {agent_a: {}, agent_b: {}}
-    for item in records:
-        r = as_record(item)
-        if r.agent not in by_agent or (domain is not None and r.domain != domain):
-            continue
-        value = float(r.progress) if metric == "progress" else float(budget_steps(r, max_steps))
-        by_agent[r.agent][(r.domain, r.split, r.problem, r.seed)] = value
-    a, b = by_agent[agent_a], by_agent[agent_b]
-    common = sorted(set(a) & set(b), key=lambda k: tuple("" if x is None else str(x) for x in k))
-    return [(k, a[k], b[k]) for k in common]
-
-
-#: Below this many non-zero differences a two-sided signed-rank p-value cannot reach 0.05 (2/2^5 = 0.0625).
-MIN_NONZERO_FOR_SIGNIFICANCE = 6
-
-
-def wilcoxon_paired(
-    records: Iterable[Recordish],
-    agent_a: str,
-    agent_b: str,
-    metric: str = "progress",
-    max_steps: int = 30,
-    domain: str | None = None,
-) -> dict[str, Any]:
-    """Wilcoxon signed-rank test (scipy.stats.wilcoxon, two-sided, zeros dropped) of a against b.
-
-    Always answers: with no pairs, or when every difference is zero, `statistic` and `p_value` are None and
-    `note` says why; with fewer than 6 non-zero differences the p-value is given with a note that it
-    cannot fall below 0.05.
-    """
-    pairs = paired_values(records, agent_a, agent_b, metric, max_steps, domain)
-    xs = [p[1] for p in pairs]
-    ys = [p[2] for p in pairs]
-    diffs = [x - y for x, y in zip(xs, ys)]
-    nonzero = sum(1 for d in diffs if d != 0)
-    result: dict[str, Any] = {
-        "agent_a": agent_a,
-        "agent_b": agent_b,
-        "metric": metric,
-        "domain": domain or OVERALL,
-        "n_pairs": len(pairs),
-        "n_nonzero": nonzero,
-        "mean_a": _mean(xs),
-        "mean_b": _mean(ys),
-        "mean_diff": _mean(diffs),
-        "statistic": None,
-        "p_value": None,
-        "note": "",
-    }
-    if not pairs:
-        result["note"] = "no paired episodes"
-        return result
-    if nonzero == 0:
-        result["note"] = "all paired differences are zero: no evidence of a difference (test undefined)"
-        return result
-    from scipy.stats import wilcoxon
-
-    test = wilcoxon(xs, ys)
-    statistic, p_value = float(test.statistic), float(test.pvalue)
-    result["statistic"] = None if math.isnan(statistic) else statistic
-    result["p_value"] = None if math.isnan(p_value) else p_value
-    if nonzero < MIN_NONZERO_FOR_SIGNIFICANCE:
-        result["note"] = f"only {nonzero} non-zero difference(s): p cannot fall below 0.05"
-    return result
-
-
-def wilcoxon_all_pairs(
-    records: Iterable[Recordish],
-    agents: Sequence[str],
-    max_steps: int = 30,
-    domains: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
-    """`wilcoxon_paired` for every pair of `agents`, for PR and steps, overall and per domain in `domains`."""
-    records = [as_record(r) for r in records]
-    scopes: list[str | None] = [None, *(domains or [])]
-    results = []
-    for i, a in enumerate(agents):
-        for b in agents[i + 1 :]:
-            for scope in scopes:
-                for metric in ("progress", "steps"):
-                    results.append(wilcoxon_paired(records, a, b, metric, max_steps, scope))
-    return results

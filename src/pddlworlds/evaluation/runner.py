@@ -1,9 +1,9 @@
 """The run loop: play every episode of a plan not yet on file, storing each as it ends, so a killed run resumes.
 
-One run lives in one folder (see `store`): `config.json` (what the run measures; resuming with anything
-different is refused, naming the keys that differ), `episodes.jsonl` (one line per finished episode;
-episodes already on file are never played again, key: agent, domain, split, problem, seed) and
-`errors.jsonl` (episodes that raised: the next run retries them).
+One run lives in one folder (its format: `artefacts.runs`; writing it: `store`): the configuration (what
+the run measures; resuming with anything different is refused, naming the keys that differ), the episode
+lines (one per finished episode; episodes already on file are never played again, key: agent, domain,
+split, problem, seed) and the error lines (episodes that raised: the next run retries them).
 
 Episodes run where the executor puts them (`executors`: this process, threads, spawned processes, Ray
 actors); how many at once and threads or processes is the model backend's call (`pddlworlds.llm.BACKENDS`).
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, episode_key, is_errored
 from ..host import default_threads
 from ..llm import NO_MODEL, BackendSpec, LLMUnavailableError
 from .configuration import build_config, config_differences
@@ -26,7 +27,7 @@ from .episode import quiet_warnings, remember_llm
 from .errors import ConfigMismatchError, EvaluationError, RunStopped
 from .executors import EXECUTORS, import_ray, play_pool, play_ray, play_serial
 from .spec import EpisodeSpec, RunPlan, resolve_agent
-from .store import CONFIG_FILE, EPISODES_FILE, RunStore, is_errored, line_key, utc_now
+from .store import RunStore, utc_now
 
 __all__ = ["MAX_CONSECUTIVE_FAILURES", "PlayContext", "RunResult", "auto_workers", "run_evaluation"]
 
@@ -176,11 +177,11 @@ def run_evaluation(
         rerun = len(found.lines) - len(lines)
         if rerun or found.duplicates:  # faults are played again; a file has one line per episode
             store.rewrite_episodes(lines)
-        done = {line_key(line) for line in lines}
+        done = {episode_key(line) for line in lines}
         episodes = plan.episodes()
         todo = [spec for spec in episodes if spec.key not in done]
         result = RunResult(
-            store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped()
+            store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped_words()
         )
         if todo:
             with _recording_adjustments(store, result, llm):

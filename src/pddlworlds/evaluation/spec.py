@@ -10,18 +10,21 @@ import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm import BackendSpec
-from ..llm import parse_llm as parse_backend
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
+from ..worlds.profiles import DEFAULT_PROFILE
 from .errors import EvaluationError
+
+if TYPE_CHECKING:
+    from ..agents.insights import InsightSource
 
 __all__ = [
     "BackendSpec",
     "EpisodeSpec",
     "RunPlan",
     "agent_names",
-    "parse_llm",
     "resolve_agent",
     "specs_from",
 ]
@@ -36,13 +39,12 @@ class EpisodeSpec:
     split: str
     problem: str
     seed: int | None
-    max_steps: int = 30
-    profile: str = "pddlworlds"  # whose text and scoring rules the environment plays by
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS
+    profile: str = DEFAULT_PROFILE  # whose text and scoring rules the environment plays by
     allow_impossible: bool = False  # the env offers the `impossible` action
     prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
     decoding: str = "free"  # how LLM agents pick their action (`pddlworlds.llm.DECODINGS`)
-    # issue 13 hook: what an LLM agent of a trial reads (`selector()`, `describe()`: an insights.InsightUse)
-    insights: Any = None
+    insights: InsightSource | None = None  # what an LLM agent of a trial reads (its memory's `use(...)`)
     trial: int | None = None
 
     @property
@@ -108,17 +110,16 @@ class RunPlan:
 
     agents: list[str]
     problems: dict[str, list[str]]  # domain -> problem names, in the order they are played
-    split: str = "agentboard"
+    split: str = DEFAULT_SPLIT
     seeds: list[int] = field(default_factory=lambda: [0])
-    max_steps: int = 30
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS
     backend: BackendSpec = field(default_factory=BackendSpec)
-    profile: str = "pddlworlds"  # the environments' profile (`gym.make(..., profile=...)`)
+    profile: str = DEFAULT_PROFILE  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
     prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
     decoding: str = "free"  # `--decoding`: "admissible" makes LLM agents choose among the valid actions
-    # issue 13 hook: set per trial by `evaluation.trials` (the memory's `use(...)` and the trial index)
-    insights: Any = None
-    trial: int | None = None
+    insights: InsightSource | None = None  # set per trial by `evaluation.trials`: the memory's `use(...)`
+    trial: int | None = None  # and the trial
 
     @property
     def domains(self) -> list[str]:
@@ -146,29 +147,13 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
     plan = RunPlan(
         agents=list(config.get("agents", {})),
         problems={d: list(p) for d, p in config.get("problems", {}).items()},
-        split=config.get("split", "agentboard"),
+        split=config.get("split", DEFAULT_SPLIT),
         seeds=list(config.get("seeds", [0])),
-        max_steps=int(config.get("max_steps", 30)),
-        profile=config.get("profile", "pddlworlds"),
+        max_steps=int(config.get("max_steps", DEFAULT_MAX_EPISODE_STEPS)),
+        profile=config.get("profile", DEFAULT_PROFILE),
         allow_impossible=bool(config.get("allow_impossible", False)),
         prompt_file=(config.get("prompt_file") or {}).get("path"),
         decoding=config.get("decoding", "free"),
     )
     return plan.episodes()
 
-
-def parse_llm(
-    text: str,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    *,
-    request_timeout: float | None = None,
-    call_deadline: float | None = None,
-) -> BackendSpec:
-    """`--llm NAME[:ARG]` as a `BackendSpec`, through `pddlworlds.llm.BACKENDS`."""
-    try:
-        return parse_backend(
-            text, base_url, api_key, request_timeout=request_timeout, call_deadline=call_deadline
-        )
-    except ValueError as exc:
-        raise EvaluationError(str(exc)) from exc

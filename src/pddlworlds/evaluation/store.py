@@ -1,5 +1,5 @@
-"""The files of one run folder: `config.json`, `episodes.jsonl` (one line per finished episode, appended
-with one `os.write` and fsync'ed, so a killed run leaves at worst a torn last line) and `errors.jsonl`."""
+"""Writing a run folder (its format is `artefacts.runs`): the lock that keeps a second `eval` out, the
+configuration, and appending episode lines with one `os.write` each, fsync'ed."""
 
 from __future__ import annotations
 
@@ -9,47 +9,28 @@ import errno
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import (
+    CONFIG_FILE,
+    EPISODES_FILE,
+    ERRORS_FILE,
+    LOCK_FILE,
+    EpisodeLines,
+    RunFolderError,
+    json_line,
+    read_config,
+    read_episodes,
+)
 from ..files import atomic_write
 from .errors import EvaluationError
 
-__all__ = [
-    "CONFIG_FILE",
-    "EPISODES_FILE",
-    "ERRORS_FILE",
-    "RECORD_KEYS",
-    "EpisodeFile",
-    "RunStore",
-    "check_record",
-    "is_errored",
-    "json_line",
-    "line_key",
-    "path_problem",
-    "utc_now",
-]
-
-
-CONFIG_FILE = "config.json"
-
-
-EPISODES_FILE = "episodes.jsonl"
-
-
-ERRORS_FILE = "errors.jsonl"
-
-
-LOCK_FILE = ".lock"
+__all__ = ["RunStore", "path_problem", "utc_now"]
 
 
 def utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
-
-
-def json_line(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 class RunStore:
@@ -87,65 +68,26 @@ class RunStore:
             os.close(fd)  # releases the lock
 
     def read_config(self) -> dict[str, Any] | None:
-        if not self.config_path.is_file():
-            return None
         try:
-            return json.loads(self.config_path.read_text())
-        except ValueError as exc:
-            raise EvaluationError(
-                f"{self.config_path} is not valid JSON ({exc}); move it away to start anew"
-            ) from exc
+            return read_config(self.config_path)
+        except RunFolderError as exc:
+            raise EvaluationError(f"{exc}; move it away to start anew") from exc
 
     def write_config(self, config: dict[str, Any]) -> None:
         atomic_write(self.config_path, json.dumps(config, indent=2, sort_keys=True) + "\n", fsync=True)
 
-    def read_episodes(self, repair: bool = False) -> EpisodeFile:
-        """Every stored episode line, in file order, one per episode key (the first; later copies are counted
-        as duplicates). A torn last line (a run killed mid-write) is dropped and counted, and with `repair`
-        also cut off the file so that the next append starts on a fresh line. A line that is not an episode
-        record raises `EvaluationError` naming the file and line."""
-        found = EpisodeFile([], 0, 0)
-        if not self.episodes_path.is_file():
-            return found
-        data = self.episodes_path.read_bytes()
-        end = data.rfind(b"\n") + 1  # bytes up to the last complete line
-        seen: set[tuple[Any, ...]] = set()
-
-        def keep(line: Any, number: int) -> None:
-            check_record(line, self.episodes_path, number)
-            key = line_key(line)
-            if key in seen:
-                found.duplicates += 1
-                return
-            seen.add(key)
-            found.lines.append(line)
-
-        for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except ValueError as exc:
-                raise EvaluationError(
-                    f"{self.episodes_path}, line {number}, is not valid JSON ({exc}); only a torn last line "
-                    "is expected after a crash: fix or remove that line"
-                ) from exc
-            keep(line, number)
-        if end < len(data):
-            tail = data[end:]
-            number = data[:end].count(b"\n") + 1
-            try:  # a complete last line that only lacks its newline is kept
-                line = json.loads(tail)
-            except ValueError:
-                found.torn += 1
-                if repair:
-                    os.truncate(self.episodes_path, end)
+    def read_episodes(self, repair: bool = False) -> EpisodeLines:
+        """`artefacts.runs.read_episodes` of this folder; with `repair`, a torn last line is also cut off
+        the file, and a whole last line without its newline gets one, so the next append starts afresh."""
+        found = read_episodes(self.episodes_path)
+        path = self.episodes_path
+        if repair and path.is_file() and path.stat().st_size > found.complete_bytes:
+            if found.unterminated:
+                with open(self.episodes_path, "ab") as handle:
+                    handle.write(b"\n")
+                    os.fsync(handle.fileno())
             else:
-                keep(line, number)
-                if repair:
-                    with open(self.episodes_path, "ab") as handle:
-                        handle.write(b"\n")
-                        os.fsync(handle.fileno())
+                os.truncate(self.episodes_path, found.complete_bytes)
         return found
 
     def load_lines(self, repair: bool = False) -> list[dict[str, Any]]:
@@ -153,7 +95,7 @@ class RunStore:
         return self.read_episodes(repair).lines
 
     def rewrite_episodes(self, lines: list[dict[str, Any]]) -> None:
-        """Replace `episodes.jsonl` by `lines` at once (a resume dropping the episodes it re-runs)."""
+        """Replace the episode file by `lines` at once (a resume dropping the episodes it re-runs)."""
         atomic_write(self.episodes_path, b"".join(json_line(line) for line in lines), fsync=True)
 
     def append(self, line: dict[str, Any], path: Path | None = None) -> None:
@@ -193,48 +135,3 @@ def path_problem(exc: OSError, fallback: Path) -> str:
         errno.ENOENT: "no such folder",
     }
     return f"cannot write {path}: {reasons.get(exc.errno, exc.strerror or str(exc))}"
-
-
-@dataclass
-class EpisodeFile:
-    """What `RunStore.read_episodes` found: the episode lines, and how many lines it skipped."""
-
-    lines: list[dict[str, Any]]
-    torn: int  # a torn last line (a run killed mid-write)
-    duplicates: int  # later copies of an episode already read
-
-    def skipped(self) -> str:
-        """The skipped lines in words ("" when none), for reports and resumes."""
-        parts = []
-        if self.torn:
-            parts.append("1 torn last line")
-        if self.duplicates:
-            parts.append(f"{self.duplicates} duplicate line(s) of episodes already read")
-        return " and ".join(parts)
-
-
-#: The keys every stored episode line has.
-RECORD_KEYS = ("agent", "domain", "split", "problem", "success", "progress", "steps")
-
-
-def check_record(line: Any, path: Path, number: int) -> None:
-    """Raise `EvaluationError` naming the file and line unless `line` is an episode record."""
-    if not isinstance(line, dict):
-        raise EvaluationError(
-            f"{path}, line {number}: not an episode record (a JSON {type(line).__name__}, not an object); "
-            "fix or remove that line"
-        )
-    missing = [key for key in RECORD_KEYS if key not in line]
-    if missing:
-        raise EvaluationError(
-            f"{path}, line {number}: not an episode record (no {', '.join(missing)}); fix or remove that line"
-        )
-
-
-def is_errored(line: dict[str, Any]) -> bool:
-    """An episode stopped by a fault outside the agent (an endpoint's): re-run on resume, never scored."""
-    return bool(line.get("error"))
-
-
-def line_key(line: dict[str, Any]) -> tuple[str, str, str, str, int | None]:
-    return (line["agent"], line["domain"], line["split"], line["problem"], line.get("seed"))

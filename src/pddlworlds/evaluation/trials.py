@@ -1,5 +1,5 @@
 """Trials: the problem set played N times, with an optional memory updated from each trial's episodes
-before the next (issue 13: the insight store, `pddlworlds.insights.InsightMemory`).
+before the next (such as the insight store, `pddlworlds.insights.InsightMemory`).
 
     out/trials.json      the trial count and the memory's identity (compared on resume; N may grow)
     out/memory/          the memory's own files (for insights: a store version per trial and update logs)
@@ -8,34 +8,38 @@ before the next (issue 13: the insight store, `pddlworlds.insights.InsightMemory
 
 A run killed at any point resumes at the right trial: a trial whose memory update is done is skipped;
 otherwise its run folder resumes as any run does, and the update is made again from its stored episodes.
-This module never imports a memory: anything with the `TrialMemory` methods will do. The run loop's part
-is the hook marked "issue 13" in the runner: an episode's spec carries `memory.use(...)` and the trial.
+This module never imports a memory: anything with the `TrialMemory` methods (`pddlworlds.agents.insights`)
+will do. The run loop's part: each episode's spec carries the trial and what the memory hands out for it
+(`memory.use(...)`, an `InsightSource`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from ..agents.insights import TrialMemory
+from ..artefacts.runs import is_errored
 from ..files import atomic_write
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from .configuration import config_differences
 from .episode import llm_for
 from .errors import EvaluationError, RunStopped
 from .metrics import aggregate
 from .runner import RunResult, run_evaluation
 from .spec import RunPlan
-from .store import RunStore, is_errored
+from .store import RunStore
 
 __all__ = [
     "MEMORY_DIR",
     "TRIALS_FILE",
-    "TrialMemory",
     "TrialsResult",
     "cmd_trials",
     "run_trials",
@@ -48,31 +52,6 @@ TRIALS_FILE = "trials.json"
 TRIALS_REPORT = "trials.md"
 MEMORY_DIR = "memory"
 TRIALS_FORMAT = 1
-
-
-class TrialMemory(Protocol):
-    """What `run_trials` asks of a cross-trial memory; `folder` is `out/memory`."""
-
-    def prepare(self, folder: Path) -> None: ...  # before the first trial (once; kept on resume)
-
-    def identity(self, folder: Path) -> dict[str, Any]: ...  # recorded in trials.json, compared on resume
-
-    def done(self, folder: Path, trial: int) -> bool: ...  # the update after `trial` is written
-
-    def use(
-        self, folder: Path, trial: int
-    ) -> Any: ...  # the agents' view for `trial`: `selector()`, `describe()`
-
-    def update(
-        self,
-        folder: Path,
-        trial: int,
-        lines: Sequence[dict[str, Any]],
-        earlier: Sequence[Sequence[dict[str, Any]]],
-        llm: Any,
-    ) -> None: ...
-
-    def columns(self, folder: Path, trial: int) -> dict[str, str]: ...  # extra report columns after `trial`
 
 
 @dataclass
@@ -145,7 +124,20 @@ def run_trials(
             "a trial memory (--insights) cannot be combined with --prompt-file: AgentBoard's STANDARD "
             "keeps AgentBoard's own prompt, with no place for insights"
         )
-    out = Path(out)
+    with memory.hold() if memory is not None else contextlib.nullcontext():
+        return _play_trials(plan, Path(out), trials, memory, workers, executor, progress, on_event)
+
+
+def _play_trials(
+    plan: RunPlan,
+    out: Path,
+    trials: int,
+    memory: TrialMemory | None,
+    workers: int | None,
+    executor: str,
+    progress: bool,
+    on_event: Callable[[str, int], None] | None,
+) -> TrialsResult:
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
         _check_identity(out, trials, plan, memory)
@@ -199,7 +191,7 @@ def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -
         extra = memory.columns(out / MEMORY_DIR, trial) if memory is not None else {}
         for agent in dict.fromkeys(line["agent"] for line in lines):
             mine = [line for line in lines if line["agent"] == agent]
-            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", 30)))
+            summary = aggregate(mine, int(mine[0].get("meta", {}).get("max_steps", DEFAULT_MAX_EPISODE_STEPS)))
             rows.append(
                 {
                     "trial": trial,
@@ -266,7 +258,13 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
             if run.lines:
                 write_report(run.out)
     path = write_trials_report(args.out, memory)
-    print(path.read_text(), end="")
+    if getattr(args, "format", "table") == "table":
+        print(path.read_text(), end="")
+    else:  # the rows `trial_rows` gives, for programs
+        from ..tables import Column, print_rows
+
+        rows = trial_rows(args.out, memory)
+        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], args.format)
     if not result.complete:
         print(
             f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",

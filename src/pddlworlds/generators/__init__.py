@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..registry import Registry
 from . import barman, blocksworld, gripper, tyreworld
 from .barman import BARMAN_GOAL_LIMITS
 from .base import LEVELS, DomainGenerator, problem_name, problem_rng
@@ -48,9 +49,11 @@ __all__ = [
 ]
 
 #: The registry: domain name -> its generator, in the order `generate_split` writes them.
-GENERATORS: dict[str, DomainGenerator] = {
-    g.domain: g for g in (blocksworld.GENERATOR, gripper.GENERATOR, tyreworld.GENERATOR, barman.GENERATOR)
-}
+GENERATORS: Registry[DomainGenerator] = Registry(
+    "domain generator",
+    {g.domain: g for g in (blocksworld.GENERATOR, gripper.GENERATOR, tyreworld.GENERATOR, barman.GENERATOR)},
+    plural="generators",
+)
 
 DOMAINS = tuple(GENERATORS)
 SPLIT = "generated"

@@ -3,8 +3,8 @@
 store.py (the JSON file) - categories.py (task category of a problem) - operations.py (reading ADD/EDIT/
 REMOVE/AGREE/MOVE from a reply) - editing.py (applying them: scores, cap) - experience.py (what an update
 learns from: `success` or `pair`) - prompts.py + generation.py (one model call per experience) -
-selection.py + embedding.py (the rules a new episode sees) - memory.py (a store version per trial, for
-`evaluation/trials.py`) - cli.py (the `eval` options).
+selection.py + embedding.py (the rules a new episode sees) - memory.py (a store version per trial: the
+`TrialMemory` that `pddlworlds eval --insights` loads for `evaluation/trials.py`).
 """
 
 from __future__ import annotations

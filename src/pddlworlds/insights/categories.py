@@ -8,7 +8,6 @@ category, in any domain.
 from __future__ import annotations
 
 import functools
-import warnings
 
 from ..worlds.pddl import LiftedTask
 
@@ -25,8 +24,7 @@ def task_category(task: LiftedTask) -> str:
 def category_of(domain: str, split: str, problem: str) -> str:
     """The category of a catalogue problem (read once per process)."""
     from ..worlds.catalogue import get_domain
-    from ..worlds.pddl import PDDLNormalisationWarning
+    from ..worlds.pddl import normalisation_warnings_ignored
 
-    with warnings.catch_warnings():  # known quirks of shipped problems; the env reports them itself
-        warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    with normalisation_warnings_ignored():  # known quirks of shipped problems; the env reports them itself
         return task_category(get_domain(domain).load(problem, split))

@@ -8,10 +8,11 @@ are imported only then. A new kind is one `EMBEDDERS` entry: name -> factory(arg
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from ..registry import Registry
 
 __all__ = ["EMBEDDERS", "Embedder", "cosine_ranking", "load_embedder"]
 
@@ -45,7 +46,9 @@ def _transformers(model: str) -> Embedder:
     return embed
 
 
-EMBEDDERS: Mapping[str, Callable[[str], Embedder]] = MappingProxyType({"transformers": _transformers})
+EMBEDDERS: Registry[Callable[[str], Embedder]] = Registry(
+    "embedding kind", {"transformers": _transformers}, plural="kinds"
+)
 
 
 @functools.lru_cache(maxsize=4)

@@ -11,23 +11,29 @@ finished trial. After each update the store is also written to the user's file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write, file_sha256
 from ..llm import LLM
-from .editing import DEFAULT_CAP
+from .editing import DEFAULT_CAP, enforce_cap
 from .experience import MODES, select_experiences
 from .generation import GenerationOptions, update_store
 from .prompts import INSIGHT_PROMPTS_VERSION
 from .selection import InsightUse
-from .store import SCALE_KINDS, InsightStore
+from .store import SCALE_KINDS, InsightStore, lock_store
 
-__all__ = ["InsightMemory", "store_path"]
+__all__ = ["InsightCapWarning", "InsightMemory", "store_path"]
+
+
+class InsightCapWarning(UserWarning):
+    """The user's store had more rules in a scale than the cap: the lowest-scored were left out."""
 
 
 def store_path(folder: str | os.PathLike[str], trial: int) -> Path:
@@ -54,12 +60,29 @@ class InsightMemory:
         if self.limit is not None and self.limit < 1:
             raise ValueError("--insight-limit must be at least 1")
 
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Keep the user's store to this run from before the first trial to the last update: the path is
+        checked (a folder is refused) and locked (a second run on it is refused with this one's pid)."""
+        with lock_store(self.path):
+            yield
+
     def prepare(self, folder: Path) -> None:
-        """Write store-0 from the user's file once; a resumed run keeps the one it wrote."""
+        """Write store-0 from the user's file once (at most `cap` rules per scale, with a warning when the
+        file had more); a resumed run keeps the one it wrote."""
         first = store_path(folder, 0)
         if not first.is_file():
             source = Path(self.path)
-            (InsightStore.load(source) if source.is_file() else InsightStore()).save(first)
+            store = InsightStore.load(source) if source.is_file() else InsightStore()
+            dropped = enforce_cap(store, self.cap)
+            if dropped:
+                warnings.warn(
+                    f"{source}: {len(dropped)} rule(s) over the cap of {self.cap} per scale (--insight-cap) "
+                    "are left out, the lowest-scored first; the store written after each trial keeps the rest",
+                    InsightCapWarning,
+                    stacklevel=2,
+                )
+            store.save(first)
 
     def identity(self, folder: Path) -> dict[str, Any]:
         """What the run records and compares on resume (not the file's path: the first store's content)."""

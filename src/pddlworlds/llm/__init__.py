@@ -28,6 +28,7 @@ from .embedded import (
     SHIPPED_ADAPTER,
     EmbeddedLLM,
     default_model_path,
+    resolve_adapter,
     shipped_adapter_path,
 )
 from .openai_compatible import OpenAICompatibleLLM
@@ -71,5 +72,6 @@ __all__ = [
     "llm_usage",
     "parse_llm",
     "register_backend",
+    "resolve_adapter",
     "shipped_adapter_path",
 ]

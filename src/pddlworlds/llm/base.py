@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ..printable import printable, valid_text
+
 __all__ = [
     "DECODINGS",
     "LLM",
@@ -45,7 +47,11 @@ class Message:
 class Completion:
     """A backend's answer. ``error`` is set (and ``text`` is "") for failed or unusable replies.
 
-    ``raw`` keeps the unparsed reply when it was unusable, for debugging records.
+    ``raw`` keeps the unparsed reply when it was unusable, for debugging records. Both are valid text (a
+    lone surrogate a server sent becomes U+FFFD here, whatever the backend), so the reply can be stored and
+    sent back in the next request. Backends that know it say how many prompt tokens came from their cache
+    and split the latency into prompt evaluation (up to the first token) and generation; None where they
+    do not.
     """
 
     text: str
@@ -54,6 +60,14 @@ class Completion:
     latency_s: float
     error: str | None = None
     raw: str | None = None
+    cached_tokens: int | None = None
+    prompt_eval_s: float | None = None
+    generation_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", valid_text(self.text))
+        if self.raw is not None:
+            object.__setattr__(self, "raw", valid_text(self.raw))
 
 
 @runtime_checkable
@@ -110,19 +124,26 @@ def candidate_scorer(llm: object) -> CandidateScorer:
 
 
 class LLMUnavailableError(RuntimeError):
-    """The backend cannot be used at all (endpoint down, bad credentials): stop the evaluation."""
+    """The backend cannot be used at all (endpoint down, bad credentials): stop the evaluation.
+
+    The message often quotes the server; it is kept printable (`printable`), as it goes to the terminal."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(printable(message))
 
 
 class LLMServiceError(RuntimeError):
     """A call failed for a reason outside the agent's control, after the backend's retries: the endpoint
-    answered 429 or 5xx to the end, rejected the request (4xx), sent no usable reply (invalid JSON, no
-    choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
+    answered 429 or 5xx to the end, rejected the request (4xx; a prompt over its context among them), sent
+    no usable reply (invalid JSON, no choices), did not answer in time, or the call was cancelled. The evaluation records the episode as a
     fault (left out of the scores, re-run on resume), never as an invalid agent action.
 
-    `kind` is one of `SERVICE_ERROR_KINDS`; `attempts` the HTTP attempts the call made.
+    `kind` is one of `SERVICE_ERROR_KINDS`; `attempts` the HTTP attempts the call made. The message quotes
+    the server; it is made printable (control characters escaped) here, before it is stored or shown.
     """
 
     def __init__(self, kind: str, message: str, attempts: int = 1) -> None:
+        message = printable(message)
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
@@ -138,6 +159,7 @@ SERVICE_ERROR_KINDS = (
     "rate_limited",  # HTTP 429 through every retry
     "server_error",  # HTTP 5xx through every retry
     "rejected",  # another HTTP 4xx (bad request, bad key, unknown model): not retried
+    "context_length",  # HTTP 400: the prompt does not fit the server's context (not retried)
     "invalid_reply",  # a 200 whose body is not a chat completion (not JSON, an error object)
     "no_choices",  # a 200 with an empty `choices` list
     "timeout",  # no answer within --request-timeout, through every retry

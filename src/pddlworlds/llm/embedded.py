@@ -16,18 +16,25 @@ from typing import Any, ClassVar
 from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
+from .adapter_check import check_adapter
 from .base import Choice, Completion, Message
-from .prompt_formats import format_gemma_chat, format_plain
+from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates
+from .prompt_formats import gemma_chat_pieces, plain_pieces
+from .tokenising import tokenize_pieces
 
 __all__ = [
     "DEFAULT_ADAPTER",
+    "DEFAULT_CACHE_BYTES",
     "DEFAULT_MODEL_ID",
     "NO_ADAPTER",
+    "PROMPT_CACHE_ENV",
     "SHIPPED_ADAPTER",
     "EmbeddedLLM",
     "default_model_path",
     "from_spec",
     "label",
+    "prompt_cache_budget",
+    "resolve_adapter",
     "shipped_adapter_path",
 ]
 
@@ -38,10 +45,13 @@ DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 #: The LoRA adapter shipped in `models/` (trained by `pddlworlds train` on the default model; its card
 #: beside it says how, on what, and how well it plays).
 DEFAULT_ADAPTER = "gemma-3-270m-pddlworlds-lora-v1.gguf"
-#: `EmbeddedLLM(lora_path=SHIPPED_ADAPTER)` (the default): the shipped adapter on the default model, no
-#: adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
+#: The option that names the shipped adapter (`--lora`'s default, and `EmbeddedLLM`'s): the shipped adapter on
+#: the default model, no adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
+#: `resolve_adapter` turns an option into a file once, where it enters; below that, None means no adapter.
 SHIPPED_ADAPTER = "shipped"
 NO_ADAPTER = "none"
+#: Environment variable that sets the saved-prompt-state budget of `--llm embedded`, in MiB (0: none).
+PROMPT_CACHE_ENV = "PDDLWORLDS_PROMPT_CACHE_MB"
 
 
 def shipped_adapter_path() -> Path:
@@ -51,6 +61,22 @@ def shipped_adapter_path() -> Path:
     path = data_dir("models") / DEFAULT_ADAPTER
     if not path.is_file():
         raise FileNotFoundError(f"the shipped adapter is missing: {path}; use lora_path=None for the base model")
+    return path
+
+
+def resolve_adapter(
+    option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the shipped file
+    on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are none;
+    anything else is a file, which must exist (`FileNotFoundError`)."""
+    if option is None or option == NO_ADAPTER:
+        return None
+    if option == SHIPPED_ADAPTER:
+        return shipped_adapter_path() if model_path is None else None
+    path = Path(option).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"LoRA adapter file not found: {path}")
     return path
 
 
@@ -85,17 +111,19 @@ def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 class _LoadedModels:
     """Process-wide cache of loaded llama.cpp models: loading costs seconds and ~400 MB each.
 
-    Each model comes with a lock because a ``Llama`` object (and its KV cache) is not thread-safe.
+    Each model comes with a lock, because a ``Llama`` object (and its KV cache) is not thread-safe, and
+    with the saved prompt states of its context, which every agent using the model shares (keyed by
+    tokens, so agents find their own prefixes).
     """
 
     _lock: ClassVar[threading.Lock] = threading.Lock()
-    _models: ClassVar[dict[tuple[Any, ...], tuple[Any, threading.Lock]]] = {}
+    _models: ClassVar[dict[tuple[Any, ...], tuple[Any, threading.Lock, PromptStates]]] = {}
 
     @classmethod
-    def get(cls, key: tuple[Any, ...], load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
+    def get(cls, key: tuple[Any, ...], load: Callable[[], Any]) -> tuple[Any, threading.Lock, PromptStates]:
         with cls._lock:
             if key not in cls._models:
-                cls._models[key] = (load(), threading.Lock())
+                cls._models[key] = (load(), threading.Lock(), PromptStates(0))
             return cls._models[key]
 
     @classmethod
@@ -113,6 +141,10 @@ class EmbeddedLLM:
     ``swa_full=True``: Gemma 3 uses sliding-window attention and llama.cpp otherwise keeps
     only a window-sized cache that cannot be truncated once the prompt outgrows it.
     Greedy decoding at temperature 0; the sampler seed matters only above 0.
+
+    A call that would throw away much of the KV cache (another system prompt, another agent's prompt)
+    first saves it, and a call finds the saved state sharing the longest prefix with its prompt
+    (`kv_cache.PromptStates`, at most ``prompt_cache_bytes`` per loaded model; 0 keeps none).
     """
 
     def __init__(
@@ -126,11 +158,14 @@ class EmbeddedLLM:
         swa_full: bool = True,
         prompt_format: str = "auto",
         lora_path: str | os.PathLike[str] | None = SHIPPED_ADAPTER,
+        prompt_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         try:
             import llama_cpp
         except ImportError as exc:
             raise ImportError(f"EmbeddedLLM needs llama-cpp-python: {INSTALL_HINT}") from exc
+        if prompt_cache_bytes < 0:
+            raise ValueError(f"prompt_cache_bytes must be >= 0, not {prompt_cache_bytes}")
         path = Path(model_path) if model_path is not None else default_model_path()
         if not path.is_file():
             raise FileNotFoundError(f"model file not found: {path}")
@@ -142,14 +177,9 @@ class EmbeddedLLM:
         self._sha256: str | None = None
         # A LoRA adapter (llama.cpp GGUF, see pddlworlds.training) changes the model: its name and digest
         # join the model's id, so runs with and without it are never confused.
-        if lora_path == SHIPPED_ADAPTER:
-            lora_path = shipped_adapter_path() if model_path is None else None
-        elif lora_path == NO_ADAPTER:
-            lora_path = None
-        self.lora_path = Path(lora_path).resolve() if lora_path is not None else None
+        self.lora_path = resolve_adapter(lora_path, model_path)
         if self.lora_path is not None:
-            if not self.lora_path.is_file():
-                raise FileNotFoundError(f"LoRA adapter file not found: {self.lora_path}")
+            check_adapter(self.lora_path, self.model_path)  # llama.cpp crashes on a bad file: refuse it here
             self._model_id += f"+{_model_id_from_path(self.lora_path)}-{file_sha256(self.lora_path)[:12]}"
         if prompt_format not in ("auto", "chat", "plain"):
             raise ValueError(f"prompt_format must be 'auto', 'chat' or 'plain', not {prompt_format!r}")
@@ -171,11 +201,24 @@ class EmbeddedLLM:
                 )
 
         key = (str(self.model_path), n_ctx, self.n_threads, swa_full, str(self.lora_path))
-        self._llama, self._lock = _LoadedModels.get(key, load)
+        self._llama, self._lock, self._states = _LoadedModels.get(key, load)
+        with self._lock:  # the budget is the model's: the last EmbeddedLLM built on it sets it
+            self._states.max_bytes = int(prompt_cache_bytes)
 
     @property
     def model_id(self) -> str:
         return self._model_id
+
+    @property
+    def llama(self) -> Any:
+        """The loaded `llama_cpp.Llama`, shared by every EmbeddedLLM of the same settings in this process
+        (`pddlworlds serve` hands it to llama-cpp-python's server, which takes its own lock)."""
+        return self._llama
+
+    @property
+    def prompt_states(self) -> PromptStates:
+        """The saved prompt states of this model's context (shared by every EmbeddedLLM on the same model)."""
+        return self._states
 
     @property
     def in_context_example(self) -> bool:
@@ -214,9 +257,40 @@ class EmbeddedLLM:
             return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def reset(self) -> None:
-        """Drop the KV cache, so the next call evaluates its whole prompt (for benchmarks)."""
+        """Drop the KV cache and the saved prompt states, so the next call evaluates its whole prompt
+        (for benchmarks and the cache's own tests)."""
         with self._lock:
             self._llama.reset()
+            self._states.clear()
+
+    @staticmethod
+    def _first_token_probe(callback: Callable[..., bool]) -> Any:
+        import llama_cpp
+
+        return llama_cpp.StoppingCriteriaList([callback])
+
+    def next_token_logits(
+        self, messages: Sequence[Message], reply: str = "", k: int = 5
+    ) -> list[tuple[str, float]]:
+        """The `k` likeliest tokens to follow the prompt and the start of a reply, with their logits,
+        evaluated from an empty cache in one pass (to report how near a tie between two replies was)."""
+        import llama_cpp
+        import numpy as np
+
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        if reply:  # the reply's start is text, tokenised with the text it follows, as one string would be
+            pieces = [*pieces[:-1], (pieces[-1][0] + reply, False)] if pieces and not pieces[-1][1] else [
+                *pieces, (reply, False)]
+        with self._lock:
+            tokens = tokenize_pieces(self._llama, pieces)
+            self._llama.reset()
+            self._llama.eval(tokens)
+            n_vocab = self._llama.n_vocab()
+            last = llama_cpp.llama_get_logits_ith(self._llama.ctx, -1)
+            logits = np.ctypeslib.as_array(last, shape=(n_vocab,))
+            best = np.argsort(logits)[::-1][:k]
+            words = [self._llama.detokenize([int(t)]).decode("utf-8", "replace") for t in best]
+            return [(word, float(logits[t])) for word, t in zip(words, best, strict=True)]
 
     def chat(
         self,
@@ -226,10 +300,18 @@ class EmbeddedLLM:
         stop: Sequence[str] = (),
         temperature: float = 0.0,
     ) -> Completion:
-        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        # The format's markers are control tokens; the messages' text never is (`tokenising`).
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
         start = time.perf_counter()
+        first_token: list[float] = []
+
+        def note_first_token(*_: Any) -> bool:  # llama.cpp calls it after each sampled token; never stops
+            if not first_token:
+                first_token.append(time.perf_counter())
+            return False
+
         with self._lock:
-            tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            tokens = tokenize_pieces(self._llama, pieces)
             if len(tokens) + 1 > self.n_ctx:
                 return Completion(
                     "",
@@ -238,6 +320,7 @@ class EmbeddedLLM:
                     time.perf_counter() - start,
                     error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}",
                 )
+            cached = self._states.prepare(self._llama, tokens).cached_tokens
             try:
                 result = self._llama.create_completion(
                     tokens,
@@ -250,27 +333,34 @@ class EmbeddedLLM:
                     repeat_penalty=1.0,
                     stop=list(stop),
                     seed=self.seed,
+                    stopping_criteria=self._first_token_probe(note_first_token),
                 )
             except (RuntimeError, ValueError) as exc:  # llama_decode failure, context overflow
                 self._llama.reset()  # the KV cache may be half-written
                 return Completion("", len(tokens), 0, time.perf_counter() - start, error=f"llama.cpp: {exc}")
-        latency = time.perf_counter() - start
+        end = time.perf_counter()
+        # Prompt evaluation ends when the first token is sampled (restoring a saved state counts in it).
+        timing = {"cached_tokens": cached, "prompt_eval_s": (first_token or [end])[0] - start}
+        timing["generation_s"] = end - start - timing["prompt_eval_s"]
         text = str(result["choices"][0]["text"])
         completion_tokens = int(result["usage"]["completion_tokens"])
         if not text.strip():
-            return Completion("", len(tokens), completion_tokens, latency, error="empty completion", raw=text)
-        return Completion(text, len(tokens), completion_tokens, latency)
+            return Completion(
+                "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing
+            )
+        return Completion(text, len(tokens), completion_tokens, end - start, **timing)
 
     def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
         """The most probable of `continuations` as the reply to `messages` (the admissible-action
         setting): each one's summed token log-probability, scored by `scoring.score_continuations`."""
         from .scoring import score_continuations
 
-        prompt = format_gemma_chat(messages) if self.prompt_format == "chat" else format_plain(messages)
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
         start = time.perf_counter()
         with self._lock:
-            tokens = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-            candidates = [self._llama.tokenize(c.encode("utf-8"), add_bos=False, special=False) for c in continuations]
+            tokens = tokenize_pieces(self._llama, pieces)
+            candidates = [tokenize_pieces(self._llama, [(c, False)], add_bos=False) for c in continuations]
+            self._states.prepare(self._llama, tokens)  # a saved state may hold more of the prompt
             try:
                 scores = score_continuations(self._llama, tokens, candidates)
             except RuntimeError:  # llama_decode failure: the KV cache may be half-written
@@ -308,10 +398,24 @@ def _model_id_from_path(path: Path) -> str:
 
 
 def from_spec(spec: Any) -> EmbeddedLLM:
-    """The registry's factory: `--llm embedded[:PATH.gguf]` (`--lora ADAPTER.gguf|none`; default the
-    shipped adapter on the default model), with the run's thread count."""
-    lora = SHIPPED_ADAPTER if spec.lora is None else spec.lora
-    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=lora)
+    """The registry's factory: `--llm embedded[:PATH.gguf]` with the spec's adapter file (None: none; the
+    CLI resolves `--lora` into it), the run's thread count and the saved-prompt-state budget."""
+    budget = prompt_cache_budget()
+    return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=spec.lora, prompt_cache_bytes=budget)
+
+
+def prompt_cache_budget() -> int:
+    """The saved-prompt-state budget in bytes: `PROMPT_CACHE_ENV` (MiB) if set, else `DEFAULT_CACHE_BYTES`."""
+    value = os.environ.get(PROMPT_CACHE_ENV, "").strip()
+    if not value:
+        return DEFAULT_CACHE_BYTES
+    try:
+        mib = float(value)
+    except ValueError:
+        raise ValueError(f"{PROMPT_CACHE_ENV}={value!r}: expected a number of MiB (0: none)") from None
+    if mib < 0:
+        raise ValueError(f"{PROMPT_CACHE_ENV}={value!r}: expected a number of MiB >= 0")
+    return int(mib * 1024 * 1024)
 
 
 def label(entry: dict[str, Any]) -> str:

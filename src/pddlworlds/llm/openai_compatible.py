@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .base import Completion, LLMServiceError, LLMUnavailableError, Message
+from .dialects import SERVED_IDENTITY, ServerTraits, probe_server
 
 __all__ = ["OpenAICompatibleLLM", "from_spec", "label"]
 
@@ -83,6 +84,7 @@ class OpenAICompatibleLLM:
         self._idle: list[Any] = []  # clients whose last call ended normally, for the next calls
         self._tokenizer_choice = tokenizer
         self._tokenizer: tuple[str, Any] | None = None  # (description, count function)
+        self._traits: ServerTraits | None = None  # what the server showed of itself (llm.dialects)
 
     @property
     def model_id(self) -> str:
@@ -92,9 +94,39 @@ class OpenAICompatibleLLM:
     def base_url(self) -> str:
         return str(self._client.base_url)
 
-    def describe(self) -> dict[str, str]:
-        """What identifies this model in a run's configuration (never the key)."""
-        return {"model": self._model, "base_url": self.base_url, "token_counting": self.token_counting}
+    def describe(self) -> dict[str, Any]:
+        """What identifies this model in a run's configuration (never the key); from `pddlworlds serve`
+        also what it serves (model id and digest, prompt format, whether it sees the example)."""
+        entry = {"model": self._model, "base_url": self.base_url, "token_counting": self.token_counting}
+        served = self.server_traits().served
+        return {**entry, "served": {k: served.get(k) for k in SERVED_IDENTITY}} if served else entry
+
+    @property
+    def in_context_example(self) -> bool:
+        """Whether agents show this model their in-context example: as `pddlworlds serve` says of the model
+        it serves (not to an adapter, as in-process), else yes."""
+        served = self.server_traits().served
+        return bool(served.get("in_context_example", True)) if served else True
+
+    def server_traits(self) -> ServerTraits:
+        """What the server showed of itself (`llm.dialects`), asked once; a server that cannot be reached
+        is asked again next time."""
+        if self._traits is None:
+            client = self._client.with_options(max_retries=0)
+            root = self.base_url.rstrip("/").removesuffix("/v1")
+            try:
+                client.get(root + "/v1/models", cast_to=object)
+            except self._openai.APIConnectionError:
+                return ServerTraits()
+            except self._openai.APIError:
+                pass  # reachable; the route is another matter
+            self._traits = probe_server(
+                lambda url, body: client.post(url, body=body, cast_to=object),
+                lambda url: client.get(url, cast_to=object),
+                root,
+                self._model,
+            )
+        return self._traits
 
     def adjustments(self) -> dict[str, Any]:
         """What this run changed in its requests after the server rejected them (for the run's record)."""
@@ -120,9 +152,9 @@ class OpenAICompatibleLLM:
     def _pick_tokenizer(self) -> tuple[str, Any]:
         choice = self._tokenizer_choice
         if choice in ("auto", "server"):
-            server = self._server_tokenizer()
-            if server is not None:
-                return server
+            traits = self.server_traits()
+            if traits.count is not None and traits.tokenizer is not None:
+                return (traits.tokenizer, traits.count)
         if choice in ("auto", "tiktoken"):
             encoding = _tiktoken_for(self._model)
             if encoding is not None:
@@ -131,30 +163,6 @@ class OpenAICompatibleLLM:
                     lambda t: len(encoding.encode(t, disallowed_special=())),
                 )
         return ("an estimate: characters / 4 (no tokenizer known for this server and model)", _estimate)
-
-    def _server_tokenize_url(self) -> str:
-        root = self.base_url.rstrip("/")
-        return (root.removesuffix("/v1")) + "/tokenize"
-
-    def _server_tokenizer(self) -> tuple[str, Any] | None:
-        """The server's own tokenizer (`POST /tokenize`, llama.cpp server and vLLM), if it answers."""
-        client = self._client.with_options(timeout=min(self.timeout, 5.0), max_retries=0)
-        url = self._server_tokenize_url()
-
-        def count(text: str) -> int:
-            body = {"model": self._model, "prompt": text, "content": text, "add_special": False}
-            data = client.post(url, body=body, cast_to=object)
-            if isinstance(data, dict) and isinstance(data.get("count"), int):
-                return int(data["count"])
-            if isinstance(data, dict) and isinstance(data.get("tokens"), list):
-                return len(data["tokens"])
-            raise ValueError("no token count in the reply")
-
-        try:
-            count("probe")
-        except Exception:  # noqa: BLE001 - no such endpoint (404), another reply shape, unreachable
-            return None
-        return (f"the server's tokenizer ({url})", count)
 
     # -- chat ----------------------------------------------------------------------
     def cancel(self) -> None:
@@ -182,6 +190,9 @@ class OpenAICompatibleLLM:
         }
         if stop:
             request["stop"] = list(stop)
+        extra = self._traits.request_fields if self._traits is not None else {}
+        if extra:  # e.g. the in-process sampler where llama-cpp-python's server has other defaults
+            request["extra_body"] = dict(extra)
         for name in self._dropped:
             request.pop(name, None)
         return request
@@ -195,6 +206,7 @@ class OpenAICompatibleLLM:
         temperature: float = 0.0,
     ) -> Completion:
         openai = self._openai
+        self.server_traits()  # asked once, before the call's clock starts
         start = time.perf_counter()
         for _ in range(len(DROPPABLE_PARAMETERS) + 1):  # each round may drop one rejected parameter
             request = self._request(messages, max_tokens, stop, temperature)
@@ -382,6 +394,14 @@ def _error_message(exc: Any) -> str:
     return str(getattr(exc, "message", exc))
 
 
+def _is_context_overflow(exc: Any) -> bool:
+    """A 400 for a prompt over the model's context (OpenAI's and llama-cpp-python's code, vLLM's words)."""
+    body = getattr(exc, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code == "context_length_exceeded" or "maximum context length" in _error_message(exc)
+
+
 def _error_param(exc: Any) -> str:
     body = getattr(exc, "body", None)
     inner = body.get("error", body) if isinstance(body, dict) else None
@@ -397,6 +417,8 @@ def _service_error(exc: Any, max_retries: int) -> LLMServiceError:
         message = f"HTTP {status}: {_clip(_error_message(exc))}"
         if status == 429:
             return LLMServiceError("rate_limited", f"{message} (after {attempts} attempts)", attempts)
+        if status == 400 and _is_context_overflow(exc):
+            return LLMServiceError("context_length", message, 1)
         if status >= 500 or status in (408, 409):
             return LLMServiceError("server_error", f"{message} (after {attempts} attempts)", attempts)
         return LLMServiceError("rejected", message, 1)

@@ -1,4 +1,9 @@
-"""Turning chat messages into one prompt string, for backends that complete text rather than chats."""
+"""Turning chat messages into one prompt, for backends that complete text rather than chats.
+
+A prompt is also given as pieces, (text, marker): the format's own markers (`<start_of_turn>`) apart from
+the text of the messages, so that a backend can make the markers control tokens and nothing else (a message
+that quotes `<start_of_turn>` stays text). The pieces joined are the prompt string.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,11 @@ from collections.abc import Sequence
 
 from .base import Message
 
-__all__ = ["format_gemma_chat", "format_plain"]
+__all__ = ["Piece", "format_gemma_chat", "format_plain", "gemma_chat_pieces", "plain_pieces"]
+
+#: One piece of a prompt: (text, whether it is one of the format's markers).
+Piece = tuple[str, bool]
+_START, _END = "<start_of_turn>", "<end_of_turn>"
 
 
 def format_gemma_chat(messages: Sequence[Message]) -> str:
@@ -16,6 +25,11 @@ def format_gemma_chat(messages: Sequence[Message]) -> str:
     ``create_chat_completion`` would silently fall back to the Llama-2 format. A system
     message is folded into the first user turn, as Gemma's template does.
     """
+    return "".join(text for text, _ in gemma_chat_pieces(messages))
+
+
+def gemma_chat_pieces(messages: Sequence[Message]) -> list[Piece]:
+    """`format_gemma_chat` as pieces: the turn markers apart from the turns' text."""
     turns = list(messages)
     system = ""
     if turns and turns[0].role == "system":
@@ -23,15 +37,15 @@ def format_gemma_chat(messages: Sequence[Message]) -> str:
         turns = turns[1:]
         if not turns:
             turns = [Message("user", "")]
-    parts: list[str] = []
+    pieces: list[Piece] = []
     for i, message in enumerate(turns):
         if message.role not in ("user", "assistant"):
             raise ValueError(f"unsupported role {message.role!r} at position {i}; use system/user/assistant")
         role = "model" if message.role == "assistant" else "user"
         prefix = system if i == 0 else ""
-        parts.append(f"<start_of_turn>{role}\n{prefix}{message.content.strip()}<end_of_turn>\n")
-    parts.append("<start_of_turn>model\n")
-    return "".join(parts)
+        pieces += [(_START, True), (f"{role}\n{prefix}{message.content.strip()}", False), (_END, True), ("\n", False)]
+    pieces += [(_START, True), ("model\n", False)]
+    return pieces
 
 
 def format_plain(messages: Sequence[Message]) -> str:
@@ -43,3 +57,8 @@ def format_plain(messages: Sequence[Message]) -> str:
     """
     text = "\n\n".join(m.content.strip() for m in messages if m.content.strip())
     return text if text.endswith("Action:") else text + "\n"
+
+
+def plain_pieces(messages: Sequence[Message]) -> list[Piece]:
+    """`format_plain` as pieces: one piece of text, no markers."""
+    return [(format_plain(messages), False)]

@@ -8,11 +8,11 @@ the run configuration and the report all read this table; a new backend is one m
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..registry import Registry, load_attribute
 from .base import LLM
 
 __all__ = [
@@ -46,8 +46,7 @@ class BackendSpec:
     n_threads: int | None = None
     request_timeout: float | None = None  # seconds per HTTP attempt (servers)
     call_deadline: float | None = None  # seconds per call, retries included (servers)
-    # a llama.cpp LoRA adapter GGUF (in-process models that take one); None: the backend's default
-    # (the embedded model's shipped adapter), "none": no adapter
+    # a llama.cpp LoRA adapter GGUF file (in-process models that take one); None: no adapter
     lora: str | None = None
 
     @property
@@ -86,8 +85,7 @@ class Backend:
     def resolve(self, ref: str | Callable[..., Any]) -> Callable[..., Any]:
         if callable(ref):
             return ref
-        module, _, attr = ref.partition(":")
-        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        return load_attribute(ref)  # type: ignore[return-value]
 
     def build(self, spec: BackendSpec) -> LLM:
         return self.resolve(self.factory)(spec)  # type: ignore[no-any-return]
@@ -104,7 +102,7 @@ class Backend:
         return str(self.resolve(self.label)(entry))
 
 
-BACKENDS: dict[str, Backend] = {
+BACKENDS: Registry[Backend] = Registry("model backend", plural="backends", entries={
     "embedded": Backend(
         "embedded",
         "pddlworlds.llm.embedded:from_spec",
@@ -125,19 +123,16 @@ BACKENDS: dict[str, Backend] = {
         takes_base_url=True,
         label="pddlworlds.llm.openai_compatible:label",
     ),
-}
+})
 
 
 def register_backend(backend: Backend) -> None:
-    """Add (or replace) a backend, e.g. from a plugin or a test."""
-    BACKENDS[backend.name] = backend
+    """Add a backend, e.g. from a plugin or a test (a taken name is refused)."""
+    BACKENDS.register(backend.name, backend)
 
 
 def get_backend(name: str) -> Backend:
-    try:
-        return BACKENDS[name]
-    except KeyError:
-        raise ValueError(f"unknown model backend {name!r}; backends: {', '.join(BACKENDS)}") from None
+    return BACKENDS[name]
 
 
 def llm_usage() -> str:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..registry import Registry
+
 __all__ = ["PLANNERS", "PlannerConfig", "get_planner", "planner_version", "register_planner"]
 
 
@@ -40,14 +42,15 @@ class PlannerConfig:
         return self.engine
 
 
-PLANNERS: dict[str, PlannerConfig] = {}
+PLANNERS: Registry[PlannerConfig] = Registry("planner")
 
 
 def register_planner(config: PlannerConfig, *, replace: bool = False) -> PlannerConfig:
-    """Add a named configuration (any unified-planning OneshotPlanner engine with its params)."""
-    if config.name in PLANNERS and not replace:
-        raise ValueError(f"planner {config.name!r} is already registered")
-    PLANNERS[config.name] = config
+    """Add a named configuration (any unified-planning OneshotPlanner engine with its params); a taken
+    name is refused unless `replace`."""
+    if replace and config.name in PLANNERS:
+        PLANNERS.remove(config.name)
+    PLANNERS.register(config.name, config)
     return config
 
 
@@ -55,10 +58,7 @@ def get_planner(name: str | PlannerConfig) -> PlannerConfig:
     """The registered configuration of that name (a `PlannerConfig` passes through unchanged)."""
     if isinstance(name, PlannerConfig):
         return name
-    try:
-        return PLANNERS[name]
-    except KeyError:
-        raise ValueError(f"unknown planner {name!r}; planners: {', '.join(PLANNERS)}") from None
+    return PLANNERS[name]
 
 
 def fast_downward_version() -> str:

@@ -8,13 +8,12 @@ and never builds one.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..worlds.catalogue import DEFAULT_SPLIT, get_domain, load_task, names_shipped_domain
-from ..worlds.pddl import PDDLError, PDDLNormalisationWarning
+from ..worlds.pddl import PDDLError, normalisation_warnings_ignored
 from ..worlds.world import World
 from .results import Action, action_pddl
 
@@ -73,8 +72,7 @@ class _WorldCache:
         if key not in self.worlds:
             from ..worlds.text import load_templates
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", PDDLNormalisationWarning)
+            with normalisation_warnings_ignored():
                 task = load_task(target.domain_file, target.problem_file)
             self.worlds[key] = World(task, load_templates(task, target.text_file), target.problem)
             if len(self.worlds) > self.size:

@@ -6,14 +6,13 @@ inside the functions, so importing the planner front stays cheap.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..worlds.grounding import Atom
 from ..worlds.pddl import (
-    PDDLNormalisationWarning,
+    normalisation_warnings_ignored,
     domain_constants,
     normalise_domain,
     normalise_problem,
@@ -48,8 +47,7 @@ def read_problem(domain_file: Path, problem_file: Path, initial_atoms: Iterable[
     environment = get_environment()
     environment.credits_stream = None
     problem = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PDDLNormalisationWarning)
+    with normalisation_warnings_ignored():
         try:
             from unified_planning.io import PDDLReader
             from unified_planning.io.utils import parse_string

@@ -21,7 +21,8 @@ Behaviour of ``POST /v1/chat/completions``:
   (content ""), ``"null"`` (content null), ``"no_choices"`` (choices []),
   ``"malformed"`` (body is not JSON) or ``"timeout"`` (sleeps ``hang_s`` and
   drops the connection without answering: a server that hangs). HTTP failures carry
-  ``retry-after-ms: 1``, so a client's retries stay fast.
+  ``retry-after-ms: 1``, so a client's retries stay fast, and ``failure_message`` as the error's message
+  (default "injected HTTP <status>"; a hostile server's text, for tests of how it is shown).
 * Otherwise the reply is ``responder(messages)``, the next string of the
   script (a list), or the same text every time (a plain ``str``). The reply is
   cut at the first ``stop`` sequence of the request, as a real server would;
@@ -83,6 +84,7 @@ class FakeOpenAIServer:
         wants_max_completion_tokens: bool = False,
         reasoning: str | None = None,
         tokenize: bool = False,
+        failure_message: str | None = None,
     ) -> None:
         for failure in failures:
             if not isinstance(failure, int) and failure not in BROKEN_REPLIES:
@@ -105,6 +107,7 @@ class FakeOpenAIServer:
         self.wants_max_completion_tokens = wants_max_completion_tokens
         self.reasoning = reasoning
         self.tokenize = tokenize
+        self.failure_message = failure_message
         self.requests: list[RecordedRequest] = []
         self.errors: list[Exception] = []
         self._lock = threading.Lock()
@@ -285,7 +288,8 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"retry-after-ms": "1"}
             if failure == 429:
                 headers["Retry-After"] = "0"
-            error = {"message": f"injected HTTP {failure}", "type": "fake_failure", "code": failure}
+            message = self.fake.failure_message or f"injected HTTP {failure}"
+            error = {"message": message, "type": "fake_failure", "code": failure}
             self._send_json(failure, {"error": error}, headers)
             return
         if failure == "timeout":

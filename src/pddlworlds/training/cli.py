@@ -7,6 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .options import (
+    learning_rate,
+    nonnegative_float,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+    probability,
+)
+
 __all__ = ["add_parsers"]
 
 
@@ -25,11 +34,20 @@ def _ints(text: str) -> list[int]:
     return out
 
 
+def _one_line(exc: OSError | ImportError) -> ValueError:
+    """An OS error on a file (a folder in the way, read-only, full disk) as one line naming the path, or
+    a missing training dependency as one line saying what to install."""
+    filename = getattr(exc, "filename", None) if isinstance(exc, OSError) else None
+    return ValueError(f"{filename}: {exc.strerror or exc}" if filename else str(exc))
+
+
 def cmd_data(args: argparse.Namespace) -> int:
     from ..generators import DOMAINS
     from .data import generate_dataset
     from .teacher import Detours
 
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a folder")
     manifest = generate_dataset(
         args.out,
         seeds=args.seeds,
@@ -52,7 +70,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         out=str(args.out),
         seed=args.seed,
         max_len=args.max_len,
-        steps=args.steps,
+        steps=args.steps or 0,
         epochs=args.epochs,
         lr=args.lr,
         warmup=args.warmup,
@@ -66,7 +84,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
         agents=tuple(args.agents.split(",")) if args.agents else (),
         domains=tuple(args.domains.split(",")) if args.domains else (),
     )
-    summary = train(config, progress=not args.no_progress)
+    try:
+        summary = train(config, progress=not args.no_progress)
+    except (OSError, ImportError) as exc:
+        raise _one_line(exc) from exc
     print(json.dumps(summary))
     return 0
 
@@ -74,7 +95,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from .gguf_adapter import export_adapter
 
-    path = export_adapter(args.adapter, args.out)
+    if args.out.is_dir():
+        raise ValueError(f"{args.out} is a folder; give the GGUF file to write")
+    try:
+        path = export_adapter(args.adapter, args.out)
+    except (OSError, ImportError) as exc:
+        raise _one_line(exc) from exc
     print(path)
     return 0
 
@@ -87,13 +113,13 @@ def add_parsers(sub: Any) -> None:
     d = tsub.add_parser("data", help="record the agents' conversations on expert plans of generated problems")
     d.add_argument("--out", type=Path, required=True, help="dataset folder")
     d.add_argument("--seeds", type=_ints, default=_ints("1001-1010"), help="generator seeds (default 1001-1010)")
-    d.add_argument("--per-level", type=int, default=3, help="problems per level, domain and seed (default 3)")
+    d.add_argument("--per-level", type=positive_int, default=3, help="problems per level, domain and seed (default 3)")
     d.add_argument("--domains", default="all", help="comma-separated domains or 'all'")
-    d.add_argument("--invalid", type=float, default=0.08, help="chance of an invalid-action detour per step")
-    d.add_argument("--check", type=float, default=0.05, help="chance of a `check valid actions` detour per step")
-    d.add_argument("--retrieve", type=float, default=0.25, help="chance of a retrieve(k) per HiAgent subgoal")
+    d.add_argument("--invalid", type=probability, default=0.08, help="chance of an invalid-action detour per step")
+    d.add_argument("--check", type=probability, default=0.05, help="chance of a `check valid actions` detour per step")
+    d.add_argument("--retrieve", type=probability, default=0.25, help="chance of a retrieve(k) per HiAgent subgoal")
     d.add_argument("--seed", type=int, default=0, help="seed of the detours")
-    d.add_argument("--planner-timeout", type=float, default=60)
+    d.add_argument("--planner-timeout", type=positive_float, default=60, help="seconds per planner call")
     d.add_argument("--no-progress", action="store_true")
     d.set_defaults(func=cmd_data)
 
@@ -101,19 +127,19 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--data", type=Path, required=True, help="dataset folder from `pddlworlds train data`")
     f.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, adapter, adapter GGUF")
     f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--max-len", type=int, default=1024, help="tokens per packed sequence (default 1024)")
-    f.add_argument("--steps", type=int, default=0, help="optimizer steps (default 0: --epochs decide)")
-    f.add_argument("--epochs", type=float, default=1.0)
-    f.add_argument("--lr", type=float, default=2e-4)
-    f.add_argument("--warmup", type=int, default=10, help="optimizer steps of linear learning-rate warm-up")
+    f.add_argument("--max-len", type=positive_int, default=1024, help="tokens per packed sequence (default 1024)")
+    f.add_argument("--steps", type=positive_int, default=None, help="optimizer steps (default: --epochs decide)")
+    f.add_argument("--epochs", type=positive_float, default=1.0)
+    f.add_argument("--lr", type=learning_rate, default=2e-4, help="peak learning rate, above 0 and at most 1")
+    f.add_argument("--warmup", type=nonnegative_int, default=10, help="optimizer steps of linear learning-rate warm-up")
     f.add_argument("--schedule", choices=("constant", "linear"), default="constant",
                    help="learning rate after warm-up: constant, or linear decay to 0 at the last step")
-    f.add_argument("--rank", type=int, default=16)
-    f.add_argument("--alpha", type=float, default=32.0)
-    f.add_argument("--accumulate", type=int, default=1, help="sequences per optimizer step")
-    f.add_argument("--checkpoint-every", type=int, default=20, help="optimizer steps between checkpoints")
-    f.add_argument("--max-minutes", type=float, default=0, help="stop (with a checkpoint and an adapter) after this many minutes of training in this invocation")
-    f.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: host.default_threads)")
+    f.add_argument("--rank", type=positive_int, default=16)
+    f.add_argument("--alpha", type=positive_float, default=32.0)
+    f.add_argument("--accumulate", type=positive_int, default=1, help="sequences per optimizer step")
+    f.add_argument("--checkpoint-every", type=positive_int, default=20, help="optimizer steps between checkpoints")
+    f.add_argument("--max-minutes", type=nonnegative_float, default=0, help="stop (with a checkpoint and an adapter) after this many minutes of training in this invocation")
+    f.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads (default: host.default_threads)")
     f.add_argument("--agents", default="", help="train only these agents' calls (default: all in the data)")
     f.add_argument("--domains", default="", help="train only these domains' calls (default: all in the data)")
     f.add_argument("--no-progress", action="store_true")

@@ -5,7 +5,7 @@
   "messages": [{"role", "content"}], "reply", "stop"}`: the messages exactly as the agent sent them, the
   reply exactly as the agent parsed it, and the stop sequences of that call (the first one ends the
   trained reply, so a model learns to write what stops its own generation);
-- `episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
+- `teacher_episodes.jsonl`: one line per episode (plan length, detours, subgoals, steps, calls);
 - `manifest.json`: generator seeds and sizes, the agents with their flags (the prompt profile: no
   in-context example), planner, detour rates, counts, and the overlap check against shipped problems.
 """
@@ -24,11 +24,13 @@ from tqdm import tqdm
 
 from .. import generators
 from ..agents import PROMPTS_VERSION, make_agent
-from ..agents.examples import bfs_plan
+from ..agents.hiagent import same_subgoal
+from ..agents.segments import segment_plan
 from ..worlds.catalogue import domains
 from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env
+from ..worlds.search import shortest_plan
 from .packing import REPLY_END
 from .problems import (
     TRAIN_SEEDS,
@@ -38,18 +40,19 @@ from .problems import (
     generate_training_problems,
 )
 from .teacher import (
+    MAX_SUBGOAL_STEPS,
     Detours,
     RecordedCall,
     TeacherLLM,
     expert_moves,
     hiagent_replies,
-    segment_plan,
     standard_replies,
 )
 
 __all__ = [
     "TRAIN_AGENTS",
     "EpisodeData",
+    "TrainingDataError",
     "call_from_json",
     "expert_plan",
     "generate_dataset",
@@ -60,6 +63,8 @@ __all__ = [
 #: The agents whose conversations are recorded; the prompt profile is the one without the example.
 TRAIN_AGENTS: tuple[str, ...] = ("standard", "hiagent")
 BFS_MAX_NODES = 100_000
+#: One line per played episode (not a run folder's episode file: another format).
+TEACHER_EPISODES_FILE = "teacher_episodes.jsonl"
 
 
 @dataclass
@@ -81,7 +86,7 @@ def expert_plan(problem: TrainingProblem, timeout: float = 60) -> tuple[list[str
     d = domains()[problem.domain]
     env = make_env(d.domain_file, problem.path, text_file=d.text_file)
     world = env.unwrapped.world
-    plan = bfs_plan(world.task, max_nodes=BFS_MAX_NODES)
+    plan = shortest_plan(world.task, max_states=BFS_MAX_NODES)
     if plan is not None:
         return [world.action_text(i) for i in plan], "bfs"
     from ..planning import solve
@@ -103,7 +108,7 @@ def record_episode(
     world = env.unwrapped.world
     rng = random.Random(f"{seed}/{agent_name}/{problem.domain}/{problem.name}")
     moves = expert_moves(world, plan, rng, detours)
-    segments = segment_plan(world, plan) if agent_name != "standard" else []
+    segments = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal) if agent_name != "standard" else []
     if agent_name == "standard":
         script = standard_replies(moves)
     else:
@@ -156,16 +161,61 @@ def call_from_json(row: dict[str, Any]) -> tuple[tuple[Message, ...], str, str]:
     return tuple(Message(m["role"], m["content"]) for m in row["messages"]), row["reply"], end
 
 
+class TrainingDataError(ValueError):
+    """A dataset folder that cannot be trained on; the message names the file and line."""
+
+
+def _row_problem(row: Any) -> str | None:
+    """What makes `row` not a call of `calls.jsonl` (None when it is one)."""
+    if not isinstance(row, dict):
+        return f"expected a JSON object, found {type(row).__name__}"
+    missing = [k for k in ("agent", "domain", "messages", "reply") if k not in row]
+    if missing:
+        return f"no {', '.join(missing)}"
+    for key in ("agent", "domain", "reply"):
+        if not isinstance(row[key], str):
+            return f"{key} is a {type(row[key]).__name__}, not a string"
+    messages = row["messages"]
+    if not isinstance(messages, list) or not messages:
+        return "messages is not a non-empty list"
+    for i, m in enumerate(messages):
+        if not (isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)):
+            return f"messages[{i}] is not an object with string role and content"
+    stop = row.get("stop")
+    if stop is not None and not (isinstance(stop, list) and all(isinstance(x, str) and x for x in stop)):
+        return "stop is not a list of non-empty strings"
+    return None
+
+
 def load_calls(folder: str | Path) -> list[dict[str, Any]]:
-    """The rows of `calls.jsonl`, in file order."""
-    path = Path(folder) / "calls.jsonl"
+    """The rows of `calls.jsonl`, in file order, each checked to be a call (`TrainingDataError` naming the
+    file and line otherwise, and for a missing folder, a missing file or a file without calls)."""
+    folder = Path(folder)
+    path = folder / "calls.jsonl"
+    if not folder.is_dir():
+        raise TrainingDataError(f"{folder}: no such dataset folder (make one with `pddlworlds train data`)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TrainingDataError(f"{path}: no such file (a dataset folder has calls.jsonl)") from None
+    except UnicodeDecodeError as exc:
+        raise TrainingDataError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise TrainingDataError(f"{path}: cannot read ({exc.strerror or exc})") from None
     rows = []
-    with path.open() as handle:
-        for line_no, line in enumerate(handle, start=1):
-            try:
-                rows.append(json.loads(line))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{line_no}: not a JSON line: {exc}") from exc
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise TrainingDataError(f"{path}, line {line_no}: not a JSON line ({exc})") from None
+        problem = _row_problem(row)
+        if problem:
+            raise TrainingDataError(f"{path}, line {line_no}: not a recorded call: {problem}")
+        rows.append(row)
+    if not rows:
+        raise TrainingDataError(f"{path}: no calls in the file")
     return rows
 
 
@@ -210,7 +260,7 @@ def generate_dataset(
         json.dumps({k: v for k, v in asdict(ep).items() if k != "calls"} | {"calls": len(ep.calls)})
         for ep in episodes
     ]
-    atomic_write(out / "episodes.jsonl", "".join(line + "\n" for line in ep_lines))
+    atomic_write(out / TEACHER_EPISODES_FILE, "".join(line + "\n" for line in ep_lines))
     manifest = {
         "prompts_version": PROMPTS_VERSION,
         "prompt_profile": {"example": False},

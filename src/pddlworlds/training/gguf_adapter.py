@@ -48,22 +48,28 @@ def export_adapter(
 ) -> Path:
     """Write `out_path` from a PEFT adapter folder; `base_gguf` (default: the shipped model) gives the
     architecture and the tensor shapes to check against."""
+    adapter_dir = Path(adapter_dir)
+    config_file = adapter_dir / "adapter_config.json"
+    weights_file = adapter_dir / "adapter_model.safetensors"
+    if not adapter_dir.is_dir():
+        raise ValueError(f"{adapter_dir}: no such folder (a PEFT adapter folder, e.g. <train out>/adapter)")
+    for f in (config_file, weights_file):
+        if not f.is_file():
+            raise ValueError(f"{adapter_dir}: not a PEFT adapter folder: {f.name} is missing")
     try:
         import gguf
+        from safetensors import SafetensorError
         from safetensors.numpy import load_file
     except ImportError as exc:
         raise ImportError("exporting an adapter needs gguf and safetensors: pip install 'pddlworlds[train]'") from exc
     from ..files import atomic_write
     from ..llm import default_model_path
 
-    adapter_dir = Path(adapter_dir)
-    config_file = adapter_dir / "adapter_config.json"
-    weights_file = adapter_dir / "adapter_model.safetensors"
-    for f in (config_file, weights_file):
-        if not f.is_file():
-            raise FileNotFoundError(f"not a PEFT adapter folder: {f} is missing")
-    config = json.loads(config_file.read_text())
-    rank, alpha = int(config["r"]), float(config["lora_alpha"])
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+        rank, alpha = int(config["r"]), float(config["lora_alpha"])
+    except (ValueError, RecursionError, TypeError, KeyError) as exc:
+        raise ValueError(f"{config_file}: not a LoRA adapter configuration (need r and lora_alpha: {exc!r})") from None
     if config.get("use_rslora") or config.get("use_dora"):
         raise ValueError(f"{config_file}: rsLoRA/DoRA adapters have no llama.cpp LoRA equivalent")
 
@@ -73,7 +79,10 @@ def export_adapter(
     arch = bytes(arch_field.parts[arch_field.data[0]]).decode()
     base_shapes = {t.name: tuple(int(x) for x in t.shape) for t in reader.tensors}  # ggml order: [in, out]
 
-    weights = load_file(weights_file)
+    try:
+        weights = load_file(weights_file)
+    except (SafetensorError, OSError, ValueError) as exc:  # a truncated or foreign file
+        raise ValueError(f"{weights_file}: not a safetensors file ({exc})") from None
     np_dtype = np.float16 if dtype == "f16" else np.float32
     tensors: dict[str, np.ndarray] = {}
     for name in sorted(weights):
@@ -93,16 +102,18 @@ def export_adapter(
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
-    writer = gguf.GGUFWriter(tmp, arch)
-    writer.add_type(gguf.GGUFType.ADAPTER)
-    writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
-    writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, alpha)
-    for name, array in tensors.items():
-        writer.add_tensor(name, array)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    atomic_write(out_path, tmp.read_bytes())
-    tmp.unlink()
+    try:
+        writer = gguf.GGUFWriter(tmp, arch)
+        writer.add_type(gguf.GGUFType.ADAPTER)
+        writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
+        writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, alpha)
+        for name, array in tensors.items():
+            writer.add_tensor(name, array)
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
+        atomic_write(out_path, tmp.read_bytes())
+    finally:
+        tmp.unlink(missing_ok=True)
     return out_path

@@ -9,16 +9,16 @@ backtracking search for an object bijection that maps init and goal onto each ot
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import generators
-from ..worlds.catalogue import domains, load_task
 from ..generators import gripper
-from ..worlds.pddl import LiftedTask, PDDLNormalisationWarning
+from ..registry import Registry
+from ..worlds.catalogue import domains, load_task
+from ..worlds.pddl import LiftedTask, normalisation_warnings_ignored
 
 __all__ = [
     "TRAINING_GENERATORS",
@@ -37,7 +37,9 @@ TRAIN_SEEDS: tuple[int, ...] = tuple(range(1001, 1011))
 
 #: Domain -> the generator training problems are drawn from: the shipped split's, except where that
 #: family is too small to give new problems (Gripper: one problem per ball count and robby's room).
-TRAINING_GENERATORS: dict[str, generators.DomainGenerator] = generators.GENERATORS | {"gripper": gripper.MIXED}
+TRAINING_GENERATORS: Registry[generators.DomainGenerator] = Registry(
+    "training generator", {**generators.GENERATORS, "gripper": gripper.MIXED}, plural="generators"
+)
 
 
 @dataclass(frozen=True)
@@ -161,8 +163,7 @@ def same_up_to_renaming(a: LiftedTask, b: LiftedTask) -> bool:
 
 
 def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PDDLNormalisationWarning)  # the shipped files' known quirks
+    with normalisation_warnings_ignored():  # the shipped files' known quirks
         return load_task(domain_file, problem_file)
 
 

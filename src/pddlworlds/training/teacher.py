@@ -8,9 +8,9 @@ inapplicable action, whose error the environment reports, then the right one; `c
 then a listed action), and for HiAgent the subgoal lines, the summariser's `Met:`/`Summary:` replies and
 now and then a `retrieve(k)` of the finished subgoal whose actions share most objects with the next one.
 
-Subgoals are cut as the agents' in-context examples are cut (`agents.examples.plan_cuts`): after every step
-that raises progress, pieces longer than `MAX_SUBGOAL_STEPS` evenly, each named by at most two facts it
-made true (goal facts first, then what its last action made true) and summarised by all of them.
+Subgoals are cut as the agents' in-context examples are cut (`agents.segments.segment_plan`, pieces of at
+most `MAX_SUBGOAL_STEPS` steps), and consecutive pieces that HiAgent would read as one subgoal
+(`hiagent.same_subgoal`) are merged.
 """
 
 from __future__ import annotations
@@ -21,11 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..agents import prompts
-from ..agents.examples import plan_cuts
-from ..agents.hiagent import same_subgoal
-from ..agents.prompts import clause
+from ..agents.segments import PlanSegment
 from ..llm import Completion, Message
-from ..worlds.text import join_and
 from ..worlds.world import World
 
 __all__ = [
@@ -35,11 +32,9 @@ __all__ = [
     "Move",
     "RecordedCall",
     "ScriptError",
-    "Segment",
     "TeacherLLM",
     "expert_moves",
     "hiagent_replies",
-    "segment_plan",
     "standard_replies",
 ]
 
@@ -67,14 +62,6 @@ class Move:
     action: str
     kind: str
     plan_step: int  # index of the expert step this move precedes or is
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str  # the subgoal line
-    summary: str
-    start: int  # first expert step (index into the plan)
-    end: int  # one past the last
 
 
 @dataclass
@@ -116,34 +103,6 @@ def expert_moves(world: World, plan: Sequence[str], rng: random.Random, detours:
     return moves
 
 
-def segment_plan(world: World, plan: Sequence[str], max_len: int = MAX_SUBGOAL_STEPS) -> list[Segment]:
-    """Subgoals of the plan; consecutive pieces whose names HiAgent reads as one subgoal are merged (it
-    would take the second statement for a restatement of the first, `hiagent.same_subgoal`)."""
-    task = world.task
-    states = [world.initial_state]
-    for text in plan:
-        states.append(world.step(states[-1], text, "full").state)
-    progress = [task.progress(s) for s in states[1:]]
-    goal_atoms = {(n, tuple(a)) for n, a, positive in world.lifted.goal if positive}
-
-    def added(before: int, after: int) -> list:
-        return [task.atoms[i] for i in range(len(task.atoms)) if (after >> i & 1) and not (before >> i & 1)]
-
-    segments: list[Segment] = []
-    for a, b in plan_cuts(progress, task.progress(states[0]), max_len):
-        net = added(states[a], states[b])
-        last = set(added(states[b - 1], states[b]))
-        named = sorted(net, key=lambda atom: (atom not in goal_atoms, atom not in last))[:2]
-        text = join_and([clause(world.templates.sentence(atom)) for atom in named]) or "continue"
-        if segments and same_subgoal(segments[-1].text, text):  # HiAgent would continue the subgoal
-            prev = segments.pop()
-            a = prev.start
-            net = added(states[a], states[b])
-        summary = " ".join(world.templates.sentence(atom) + "." for atom in net) or "Nothing new is true."
-        segments.append(Segment(text, summary, a, b))
-    return segments
-
-
 def standard_replies(moves: Sequence[Move]) -> EpisodeScript:
     """STANDARD's cue ends on "Action:", so a reply is the action after a space."""
     return EpisodeScript([f" {m.action}" for m in moves])
@@ -154,7 +113,7 @@ def _words(text: str) -> set[str]:
 
 
 def hiagent_replies(
-    moves: Sequence[Move], segments: Sequence[Segment], plan: Sequence[str], rng: random.Random, detours: Detours
+    moves: Sequence[Move], segments: Sequence[PlanSegment], plan: Sequence[str], rng: random.Random, detours: Detours
 ) -> EpisodeScript:
     """HiAgent: `Subgoal: ...` with the first reply of each subgoal, `Action: ...` otherwise; a summary
     for every subgoal that a next one finishes; sometimes a `retrieve(k)` as a subgoal starts."""

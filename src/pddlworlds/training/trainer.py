@@ -26,9 +26,20 @@ from typing import Any
 from ..files import atomic_write, file_sha256
 from ..host import cache_dir, default_threads
 from .data import call_from_json, load_calls
+from .options import check_range
 from .packing import PackedSequence, PackStats, pack_calls, tree_masks
 
-__all__ = ["TARGET_MODULES", "TRAIN_HINT", "TrainConfig", "build_sequences", "load_base_model", "lr_factor", "sequence_loss", "train"]
+__all__ = [
+    "TARGET_MODULES",
+    "TRAIN_HINT",
+    "TrainConfig",
+    "build_sequences",
+    "check_config",
+    "load_base_model",
+    "lr_factor",
+    "sequence_loss",
+    "train",
+]
 
 TRAIN_HINT = "pip install 'pddlworlds[train]'"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -116,7 +127,24 @@ def _encoder(tokenizer: Any):
     return encode
 
 
-def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSequence], PackStats, dict]:
+def check_config(config: TrainConfig) -> None:
+    """Raise ValueError naming the option when a number is out of range (what the CLI's argument types
+    refuse), before anything is loaded or written."""
+    for name, value, low in (("--max-len", config.max_len, 1), ("--rank", config.rank, 1),
+                             ("--accumulate", config.accumulate, 1), ("--checkpoint-every", config.checkpoint_every, 1),
+                             ("--steps", config.steps, 0), ("--warmup", config.warmup, 0)):
+        check_range(name, value, low, integer=True)
+    check_range("--lr", config.lr, 0, 1, low_open=True)
+    check_range("--epochs", config.epochs, 0, low_open=True)
+    check_range("--alpha", config.alpha, 0, low_open=True)
+    check_range("--max-minutes", config.max_minutes, 0)
+    if config.threads is not None:
+        check_range("--threads", config.threads, 1, integer=True)
+    if config.schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
+
+
+def _training_rows(config: TrainConfig) -> list[dict[str, Any]]:
     rows = load_calls(config.data)
     if config.agents:
         rows = [r for r in rows if r["agent"] in config.agents]
@@ -126,10 +154,31 @@ def build_sequences(config: TrainConfig, tokenizer: Any) -> tuple[list[PackedSeq
         raise ValueError(
             f"{config.data}: no calls to train on (agents {config.agents or 'all'}, domains {config.domains or 'all'})"
         )
+    return rows
+
+
+def build_sequences(
+    config: TrainConfig, tokenizer: Any, rows: list[dict[str, Any]] | None = None
+) -> tuple[list[PackedSequence], PackStats, dict]:
+    """The packed sequences of the dataset's calls (`rows`: read from `config.data` when not given);
+    ValueError when no call fits in `config.max_len` tokens."""
+    rows = _training_rows(config) if rows is None else rows
     calls = [call_from_json(r) for r in rows]
     sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
+    if not sequences:
+        raise ValueError(
+            f"{config.data}: every one of its {stats.calls} calls is longer than --max-len {config.max_len} "
+            "tokens; raise --max-len"
+        )
     manifest_path = Path(config.data) / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    manifest: Any = {}
+    if manifest_path.is_file():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{manifest_path}: not valid JSON ({exc})") from None
+        if not isinstance(manifest, dict):
+            raise ValueError(f"{manifest_path}: expected a JSON object, found {type(manifest).__name__}")
     return sequences, stats, manifest
 
 
@@ -150,6 +199,9 @@ def lr_factor(step: int, total: int, config: TrainConfig) -> float:
 
 
 def _schedule(n: int, total: int, seed: int) -> list[int]:
+    """`total` sequence indices: shuffled epochs of `n` sequences, as many as it takes."""
+    if n < 1:
+        raise ValueError("no training sequences to schedule")
     order: list[int] = []
     epoch = 0
     while len(order) < total:
@@ -186,13 +238,16 @@ def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, s
 
 def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     """Fine-tune (or resume) per `config`; returns the summary also written to `out/summary.json`."""
+    check_config(config)
+    rows = _training_rows(config)  # the data checked before the model is loaded or anything is written
+    out = Path(config.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
     torch, _, peft = _imports()
     from tqdm import tqdm
 
     from .gguf_adapter import export_adapter
 
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
     threads = config.threads or default_threads()
     torch.set_num_threads(threads)
     torch.manual_seed(config.seed)
@@ -201,7 +256,8 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     load_start = time.perf_counter()
     base, tokenizer, base_info = load_base_model(config.base_model)
     load_s = time.perf_counter() - load_start
-    sequences, stats, manifest = build_sequences(config, tokenizer)
+    sequences, stats, manifest = build_sequences(config, tokenizer, rows)
+    out.mkdir(parents=True, exist_ok=True)
     per_epoch = math.ceil(len(sequences) / config.accumulate)
     total = config.steps or max(1, math.ceil(config.epochs * per_epoch))
     order = _schedule(len(sequences), total * config.accumulate, config.seed)
@@ -263,6 +319,8 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
         t0 = time.perf_counter()
         optimizer.zero_grad(set_to_none=True)
         batch = order[step * config.accumulate : (step + 1) * config.accumulate]
+        if not batch:  # the loop must make progress: a step without sequences would repeat forever
+            raise RuntimeError(f"the schedule has no sequences for step {step + 1} of {total}")
         loss_sum, n_tokens = 0.0, 0
         for i in batch:
             loss = sequence_loss(model, sequences[i], sliding_window, softcap, device) / len(batch)

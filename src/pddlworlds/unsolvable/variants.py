@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import random
 import re
-import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..worlds.grounding import GroundTask, ground, natural_key
+from ..registry import Registry
+from ..worlds.grounding import ground, natural_key
+from ..worlds.search import breadth_first_search
 from ..worlds.pddl import LiftedTask
 
 __all__ = [
@@ -32,8 +32,6 @@ __all__ = [
     "DEFAULT_STATE_CAP",
     "REMOVALS",
     "Variant",
-    "SearchResult",
-    "exhaustive_search",
     "trivial_reason",
     "problem_text",
     "derive",
@@ -58,49 +56,6 @@ class Variant:
     description: str
     task: LiftedTask
     parent: str = ""
-
-
-# --------------------------------------------------------------------------------------------------
-# Proof by exhaustive search.
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """`status` is "unsolvable" (every reachable state seen, none a goal), "solvable" or "capped"."""
-
-    status: str
-    states: int  # distinct states enumerated
-    time_s: float
-    plan_length: int | None = None  # when solvable: the length of a shortest plan
-
-
-def exhaustive_search(task: GroundTask, cap: int = DEFAULT_STATE_CAP) -> SearchResult:
-    """Breadth-first search over every state reachable from the initial one, stopping at the goal or the cap.
-
-    Grounding prunes only actions whose static preconditions are false, which no action can change, so
-    finishing the search without a goal state proves that no plan exists.
-    """
-    start = time.perf_counter()
-    init = task.init
-    if task.is_goal(init):
-        return SearchResult("solvable", 1, time.perf_counter() - start, 0)
-    depth = {init: 0}
-    queue = deque([init])
-    apply, applicable, is_goal = task.apply, task.applicable, task.is_goal
-    while queue:
-        state = queue.popleft()
-        d = depth[state] + 1
-        for action in applicable(state):
-            after = apply(state, action)
-            if after in depth:
-                continue
-            if is_goal(after):
-                return SearchResult("solvable", len(depth) + 1, time.perf_counter() - start, d)
-            if len(depth) >= cap:
-                return SearchResult("capped", len(depth), time.perf_counter() - start)
-            depth[after] = d
-            queue.append(after)
-    return SearchResult("unsolvable", len(depth), time.perf_counter() - start)
 
 
 def trivial_reason(task: LiftedTask) -> str:
@@ -258,14 +213,14 @@ def _barman_no_dispenser(task: LiftedTask, parent: str) -> list[Variant]:
 
 
 #: Removal name -> (domain, proposer(parent task, parent name) -> candidate variants).
-REMOVALS: dict[str, tuple[str, Callable[[LiftedTask, str], list[Variant]]]] = {
+REMOVALS: Registry[tuple[str, Callable[[LiftedTask, str], list[Variant]]]] = Registry("removal", {
     "missing-block": ("blocksworld", _blocksworld_missing_block),
     "two-places": ("blocksworld", _blocksworld_two_places),
     "ball-in-no-room": ("gripper", _gripper_ball_in_no_room),
     "no-pump": ("tyreworld", _tyreworld_no_pump),
     "no-spare": ("tyreworld", _tyreworld_no_spare),
     "no-dispenser": ("barman", _barman_no_dispenser),
-}
+})
 
 
 def candidates(domain: str, task: LiftedTask, parent: str) -> list[Variant]:
@@ -343,7 +298,7 @@ def prove(
     Fast Downward counts only with its own evidence of unsolvability (see `planning.solve`); a timeout or
     an error leaves the status "unknown".
     """
-    search = exhaustive_search(ground(task), cap)
+    search = breadth_first_search(ground(task), cap)
     if search.status == "unsolvable":
         return ProofOutcome("unsolvable", "exhaustive-bfs", search.time_s, search.states,
                             f"breadth-first search enumerated all {search.states} reachable states; none is a goal")

@@ -4,10 +4,11 @@
 page shows, `build_html`/`write_page` make the file; `pddlworlds view` is the command (`viewer.cli`).
 """
 
+from ..artefacts.runs import RunFolder
 from .page import build_html, write_page
 from .pagedata import page_data
 from .pictures import PICTURES, picture_of
-from .runs import RunFolder, ViewerError, ViewerWarning, read_run
+from .runs import ViewerError, ViewerWarning, read_run
 
 __all__ = [
     "PICTURES",

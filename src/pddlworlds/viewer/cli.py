@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..printable import printable
 from .page import write_page
 from .runs import ViewerError, ViewerWarning
 
@@ -53,13 +54,24 @@ class PageHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: a free one), for argparse."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535; 0: a free one)")
+    return port
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ViewerWarning)
         page = write_page(args.run_dirs, args.out, replay=not args.no_replay)
     for warning in caught:
         if issubclass(warning.category, ViewerWarning):
-            print(f"pddlworlds view: warning: {warning.message}", file=sys.stderr)
+            print(f"pddlworlds view: warning: {printable(warning.message)}", file=sys.stderr)
     print(page)
     if args.serve:
         serve(page, args.port)
@@ -79,7 +91,7 @@ def add_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/view.html of the first)")
     p.add_argument("--serve", action="store_true", help="also serve the page on 127.0.0.1 (opens no browser)")
-    p.add_argument("--port", type=int, default=0, help="port for --serve (default: a free one)")
+    p.add_argument("--port", type=port_number, default=0, help="port for --serve (default: a free one)")
     p.add_argument(
         "--no-replay", action="store_true", help="do not replay episodes to show how each action was parsed"
     )

@@ -3,10 +3,15 @@
 Nothing is fetched when the file opens: the script and style are inlined, and the data sits in
 `<script type="application/json">` blocks, the run page's in one and each episode's in its own, which the
 script parses only when that episode is opened (so a run of hundreds of episodes renders its first page fast).
+Every stored value is untrusted: the script escapes all it lays out, and the page's Content-Security-Policy
+allows no inline code but the page's own script and style, named by their sha256 (computed here, when the page
+is built), so an event handler that got into the markup all the same would not run.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
@@ -15,13 +20,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from ..files import atomic_write
 from .pagedata import page_data
-from .runs import RunFolder, read_run
+from .runs import ViewerError, read_run
 
-__all__ = ["build_html", "write_page"]
+__all__ = ["build_html", "csp_source", "render", "write_page"]
 
-_MARKER = re.compile(r"/\*@(\w+)@\*/|@(TITLE)@|<!--@(\w+)@-->")
+_MARKER = re.compile(r"/\*@(\w+)@\*/|@(TITLE|SCRIPT_HASH|STYLE_HASH)@|<!--@(\w+)@-->")
 
 
 def _asset(name: str) -> str:
@@ -58,20 +64,34 @@ def compact_memory(detail: dict[str, Any]) -> dict[str, Any]:
     return {**detail, "steps": steps}
 
 
+def csp_source(text: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script or style: its sha256."""
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"
+
+
 def build_html(runs: list[RunFolder], replay: bool = True) -> str:
     """The page for `runs` as one HTML string."""
     data, details = page_data(runs, replay=replay)
+    return render(data, details)
+
+
+def render(data: dict[str, Any], details: list[dict[str, Any]]) -> str:
+    """The page for computed page data (`page_data`'s pair) as one HTML string."""
     title = "pddlworlds runs: " + ", ".join(r["name"] for r in data["runs"])
     blocks = "\n".join(
         f'<script type="application/json" id="ep-{i}">{_json_block(compact_memory(detail))}</script>'
         for i, detail in enumerate(details)
     )
+    style, script = _asset("viewer.css"), _asset("viewer.js")
     parts = {
-        "STYLE": _asset("viewer.css"),
+        "STYLE": style,
+        "STYLE_HASH": csp_source(style),
         "TITLE": html.escape(title),
         "DATA": _json_block(data),
         "EPISODES": blocks,
-        "SCRIPT": _asset("viewer.js"),
+        "SCRIPT": script,
+        "SCRIPT_HASH": csp_source(script),
     }
     # One pass, so that nothing inserted (a record's text) is ever taken for a marker.
     return _MARKER.sub(lambda m: parts[m.group(1) or m.group(2) or m.group(3)], _asset("viewer.html"))
@@ -83,6 +103,11 @@ def write_page(run_dirs: list[str | Path], out: str | Path | None = None, replay
         raise ValueError("give at least one run folder")
     runs = [read_run(d) for d in run_dirs]
     target = Path(out) if out is not None else Path(run_dirs[0]) / "view.html"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, build_html(runs, replay=replay))
+    if target.is_dir():
+        raise ViewerError(f"{target}: is a folder; give --out a file name (e.g. {target / 'view.html'})")
+    page = build_html(runs, replay=replay)
+    try:
+        atomic_write(target, page)
+    except OSError as exc:  # a read-only folder, a full disk, a path through a file
+        raise ViewerError(f"{target}: cannot write the page ({exc.strerror or exc})") from exc
     return target

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..artefacts.runs import RunFolder
 from .pictures import picture_of
+from .published import published_beside
 from .replay import Replayer
-from .runs import RunFolder
 
 __all__ = [
     "EpisodeDetail",
@@ -117,7 +118,7 @@ def episode_row(line: dict[str, Any], run: int, label: str, ident: int) -> dict[
         "problem": line["problem"],
         "seed": line.get("seed"),
         "success": bool(line.get("success")),
-        "progress": _number(line.get("progress"), steps[-1].get("progress", 0.0) if steps else 0.0),
+        "progress": _number(line.get("progress"), _number(steps[-1].get("progress")) if steps else 0.0),
         "steps": int(_number(line.get("steps"), len(steps))),
         "optimal": line.get("optimal_length"),
         "tokens": prompt + completion,
@@ -284,5 +285,6 @@ def page_data(runs: list[RunFolder], replay: bool = True) -> tuple[PageData, lis
         "episodes": rows,
         "summary": summary(rows),
         "curves": {"max_k": max_k, "series": series},
+        "published": published_beside(rows),
     }
     return data, details

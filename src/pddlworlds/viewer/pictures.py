@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..registry import Registry
+
 __all__ = ["PICTURES", "picture_of"]
 
 Picture = dict[str, Any]
@@ -99,7 +101,9 @@ def gripper(text: str) -> Picture | None:
 
 
 #: Domain name -> reader of a picture from an observation's text.
-PICTURES: dict[str, Callable[[str], Picture | None]] = {"blocksworld": blocksworld, "gripper": gripper}
+PICTURES: Registry[Callable[[str], Picture | None]] = Registry(
+    "picture reader", {"blocksworld": blocksworld, "gripper": gripper}
+)
 
 
 def picture_of(domain: str, text: str) -> Picture | None:

@@ -9,9 +9,10 @@ replay stops and the remaining steps show what the record holds.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..worlds.catalogue import DEFAULT_SPLIT
 
 __all__ = ["Parsed", "Replayer"]
 
@@ -41,12 +42,11 @@ class Replayer:
             try:
                 import gymnasium as gym
 
-                from ..worlds.pddl import PDDLNormalisationWarning
                 from ..registration import env_id, register_envs
+                from ..worlds.pddl import normalisation_warnings_ignored
 
                 register_envs()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+                with normalisation_warnings_ignored():
                     self.envs[key] = gym.make(env_id(domain), split=split).unwrapped
             except Exception as exc:  # noqa: BLE001 - an unknown domain is shown without a replay
                 self.failed[key] = f"{type(exc).__name__}: {exc}"
@@ -54,15 +54,21 @@ class Replayer:
         return self.envs[key]
 
     def replay(self, line: dict[str, Any]) -> list[Parsed]:
-        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none)."""
-        domain, split, problem = line.get("domain"), line.get("split") or "agentboard", line.get("problem")
+        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none).
+
+        A record the environment cannot replay (a seed or problem it refuses) is shown without a replay.
+        """
+        try:
+            return self._replay(line)
+        except Exception:  # noqa: BLE001 - the replay only adds to what the record shows
+            return []
+
+    def _replay(self, line: dict[str, Any]) -> list[Parsed]:
+        domain, split, problem = line.get("domain"), line.get("split") or DEFAULT_SPLIT, line.get("problem")
         env = self._env(str(domain), str(split))
         if env is None:
             return []
-        try:
-            observation, _ = env.reset(seed=line.get("seed"), options={"problem": problem})
-        except ValueError:
-            return []
+        observation, _ = env.reset(seed=line.get("seed"), options={"problem": problem})
         recorded_start = line.get("initial_observation")
         if recorded_start is not None and recorded_start != observation:
             return []

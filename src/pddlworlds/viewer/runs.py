@@ -1,24 +1,22 @@
-"""Reading run folders as the viewer needs them: tolerant of runs in progress, resumed runs and record versions.
+"""Reading run folders as the viewer needs them: tolerant of runs in progress, resumed runs and bad lines.
 
-The files are those `pddlworlds eval --out DIR` writes (`config.json`, `episodes.jsonl`); they are read as
-plain JSON here rather than through the evaluation package, so the viewer opens runs written by older and
-newer versions alike: a field a record lacks is shown as absent, a field it adds is carried along.
+The folder's format and its one reader are `artefacts.runs`; the viewer reads in its tolerant mode with its
+own decoding and checks (`fields`: no NaN, no deep nesting, valid text, every laid-out field of its type),
+so a line that fails them is skipped with a `ViewerWarning` naming file and line (and shown on the page)
+instead of stopping the page; a field a record lacks is shown as absent, one a newer version adds is
+carried along.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-__all__ = ["CONFIG_FILE", "EPISODES_FILE", "RunFolder", "ViewerError", "ViewerWarning", "read_run"]
+from ..artefacts.runs import CONFIG_FILE, RunFolder, RunFolderError
+from ..artefacts.runs import read_run as read_run_folder
+from .fields import config_problem, line_problem, loads
 
-CONFIG_FILE = "config.json"
-EPISODES_FILE = "episodes.jsonl"
-#: Fields without which a line cannot be placed in a run (the rest default to absent).
-REQUIRED = ("agent", "domain", "problem")
+__all__ = ["ViewerError", "ViewerWarning", "read_run"]
 
 
 class ViewerError(ValueError):
@@ -29,82 +27,16 @@ class ViewerWarning(UserWarning):
     """Something in a run was skipped (a bad line); the run is still shown."""
 
 
-@dataclass
-class RunFolder:
-    """One run folder as read: its config (empty when absent) and its episode lines, de-duplicated."""
-
-    path: Path
-    config: dict[str, Any]
-    lines: list[dict[str, Any]]
-    notes: list[str] = field(default_factory=list)  # what was skipped and why, shown on the page
-
-
-def episode_key(line: dict[str, Any]) -> tuple[Any, ...]:
-    """The runner's identity of an episode: (agent, domain, split, problem, seed)."""
-    return (line.get("agent"), line.get("domain"), line.get("split"), line.get("problem"), line.get("seed"))
-
-
 def read_run(path: str | Path) -> RunFolder:
-    """Read one run folder; a torn last line (a run still writing, or killed) is skipped silently.
-
-    Lines that are not JSON objects with agent, domain and problem are skipped with a `ViewerWarning`
-    naming file and line. An episode stored twice (a resumed run) keeps its last line.
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise ViewerError(
-            f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
-        )
-    config_path, episodes_path = folder / CONFIG_FILE, folder / EPISODES_FILE
-    if not config_path.is_file() and not episodes_path.is_file():
-        raise ViewerError(
-            f"{folder}: not a run folder: it has neither {CONFIG_FILE} nor {EPISODES_FILE} "
-            "(written by `pddlworlds eval --out DIR`)"
-        )
-    config: dict[str, Any] = {}
-    if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ViewerError(f"{config_path}: not valid JSON ({exc})") from exc
-        if not isinstance(config, dict):
-            raise ViewerError(f"{config_path}: expected a JSON object, found {type(config).__name__}")
-    notes: list[str] = []
-    by_key: dict[tuple[Any, ...], dict[str, Any]] = {}
-    if episodes_path.is_file():
-        data = episodes_path.read_bytes()
-        raw_lines = data.split(b"\n")
-        complete = data.endswith(b"\n")
-        for number, raw in enumerate(raw_lines, start=1):
-            if not raw.strip():
-                continue
-            last = number == len(raw_lines)
-            try:
-                line = json.loads(raw)
-            except ValueError as exc:
-                if last and not complete:
-                    continue  # torn last line: the run is still writing it, or was killed mid-write
-                notes.append(f"{episodes_path}, line {number}: not valid JSON ({exc}); skipped")
-                continue
-            problem = _line_problem(line)
-            if problem:
-                notes.append(f"{episodes_path}, line {number}: {problem}; skipped")
-                continue
-            key = episode_key(line)
-            by_key.pop(key, None)  # the last line of an episode wins, placed where it was last written
-            by_key[key] = line
-    for note in notes:
+    """Read one run folder; a torn last line (a run still writing, or killed) is skipped silently, every
+    other skipped line (not JSON, not an episode record as `fields.line_problem` reads it, a duplicate of an
+    episode already read: the first line counts) with a `ViewerWarning`."""
+    try:
+        run = read_run_folder(path, strict=False, decode=loads, check=line_problem)
+    except RunFolderError as exc:
+        raise ViewerError(str(exc)) from exc
+    if problem := config_problem(run.config):
+        raise ViewerError(f"{run.path / CONFIG_FILE}: {problem}")
+    for note in run.notes:
         warnings.warn(note, ViewerWarning, stacklevel=2)
-    return RunFolder(folder, config, list(by_key.values()), notes)
-
-
-def _line_problem(line: Any) -> str | None:
-    if not isinstance(line, dict):
-        return f"expected a JSON object, found {type(line).__name__}"
-    missing = [name for name in REQUIRED if not isinstance(line.get(name), str)]
-    if missing:
-        return f"no {', '.join(missing)}"
-    trajectory = line.get("trajectory", [])
-    if not isinstance(trajectory, list) or not all(isinstance(s, dict) for s in trajectory):
-        return "trajectory is not a list of step objects"
-    return None
+    return run

@@ -36,10 +36,16 @@ __all__ = [
     "load_task",
     "check_split_name",
     "names_shipped_domain",
+    "AGENTBOARD_SPLIT",
+    "DEFAULT_MAX_EPISODE_STEPS",
     "DEFAULT_SPLIT",
 ]
 
-DEFAULT_SPLIT = "agentboard"
+#: The split of AgentBoard's problems, the one the HiAgent paper reports on.
+AGENTBOARD_SPLIT = "agentboard"
+DEFAULT_SPLIT = AGENTBOARD_SPLIT
+#: The benchmark's step budget per episode.
+DEFAULT_MAX_EPISODE_STEPS = 30
 _CACHE_FORMAT = "2"
 
 

@@ -12,7 +12,10 @@ which gets the parsed `unified_planning` problem back from `read_up_problem`.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +44,8 @@ __all__ = [
     "read_pddl_bytes",
     "read_pddl_text",
     "PDDLNormalisationWarning",
+    "ignore_normalisation_warnings",
+    "normalisation_warnings_ignored",
     "Literal",
     "Schema",
     "LiftedTask",
@@ -54,6 +59,20 @@ __all__ = [
     "domain_name",
     "lift",
 ]
+
+
+def ignore_normalisation_warnings() -> None:
+    """Ignore `PDDLNormalisationWarning` from now on: what a program (the CLI, a worker, a script) does, as
+    the shipped files' rewrites are known; library code that reads them uses the context manager below."""
+    warnings.simplefilter("ignore", PDDLNormalisationWarning)
+
+
+@contextlib.contextmanager
+def normalisation_warnings_ignored() -> Iterator[None]:
+    """Ignore `PDDLNormalisationWarning` inside the block only."""
+    with warnings.catch_warnings():
+        ignore_normalisation_warnings()
+        yield
 
 
 # --------------------------------------------------------------------------------------------------
@@ -149,14 +168,18 @@ def read_task(
 ) -> LiftedTask:
     """Parse a STRIPS domain and problem into a `LiftedTask`."""
     problem = read_up_problem(domain_path, problem_path, max_file_bytes=max_file_bytes)
-    return lift(problem, Path(problem_path), domain_name(Path(domain_path), max_file_bytes))
+    domain_path = Path(domain_path)
+    return lift(problem, Path(problem_path), domain_name(domain_path, max_file_bytes), domain_path)
 
 
-def lift(problem, problem_path: Path | None = None, domain: str | None = None) -> LiftedTask:
-    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS."""
+def lift(
+    problem, problem_path: Path | None = None, domain: str | None = None, domain_path: Path | None = None
+) -> LiftedTask:
+    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS, naming
+    the domain file for what its actions and predicates hold and the problem file for its goal."""
 
-    def fail(message: str):
-        raise PDDLError(f"not STRIPS: {message}", problem_path)
+    def fail(message: str, path: Path | None = None):
+        raise PDDLError(f"not STRIPS: {message}", path or domain_path or problem_path)
 
     supertypes: dict[str, tuple[str, ...]] = {}
     for t in problem.user_types:
@@ -241,7 +264,7 @@ def lift(problem, problem_path: Path | None = None, domain: str | None = None) -
             positive = not c.is_not()
             atom = c.arg(0) if c.is_not() else c
             if not atom.is_fluent_exp():
-                fail(f"goal: unsupported expression {c}")
+                fail(f"goal: unsupported expression {c}", problem_path)
             goal.append((*ground_atom(atom), positive))
     return LiftedTask(
         domain_name=domain or "unknown",

@@ -26,6 +26,7 @@ __all__ = [
     "normalise_problem",
     "domain_constants",
     "domain_name",
+    "check_domain_features",
     "check_domain_structure",
     "check_problem_structure",
     "normalised_texts",
@@ -46,7 +47,7 @@ class SizeLimitError(PDDLError):
 
 
 #: Largest PDDL file read, in bytes (128 KiB; the largest shipped file is under 5 kB). unified-planning's
-#: reader is slow on large input (issue 15 measured 44 s for 0.5 MB, about 30 min for 20 MB), so bigger
+#: reader is slow on large input (44 s for 0.5 MB, about 30 min for 20 MB, measured), so bigger
 #: files are refused before it sees them; pass a larger `max_file_bytes` to read one anyway.
 MAX_PDDL_BYTES = 128 * 1024
 #: Deepest parenthesis nesting accepted. Shipped files reach 5; unified-planning's recursive reader
@@ -312,10 +313,72 @@ def _is_empty_condition(expr) -> bool:
     )
 
 
+#: Requirements of PDDL features outside STRIPS with types: refused by name (the flag alone is enough).
+_UNSUPPORTED_REQUIREMENTS = {
+    ":action-costs": "action costs", ":numeric-fluents": "numeric fluents", ":fluents": "numeric fluents",
+    ":durative-actions": "durative actions", ":duration-inequalities": "durative actions",
+    ":continuous-effects": "continuous effects", ":timed-initial-literals": "timed initial literals",
+    ":derived-predicates": "derived predicates", ":preferences": "preferences", ":constraints": "constraints",
+}
+#: Sections of such features.
+_UNSUPPORTED_SECTIONS = {
+    ":derived": "derived predicates (:derived)", ":durative-action": "durative actions (:durative-action)",
+    ":functions": "numeric functions (:functions)", ":constraints": "constraints (:constraints)",
+}
+#: Forms inside an action: in its effect, or in its precondition.
+_UNSUPPORTED_EFFECTS = {
+    "forall": "universally quantified effects (forall)", "when": "conditional effects (when)",
+    "increase": "numeric effects (increase)", "decrease": "numeric effects (decrease)",
+    "assign": "numeric effects (assign)", "scale-up": "numeric effects (scale-up)",
+    "scale-down": "numeric effects (scale-down)",
+}
+_UNSUPPORTED_CONDITIONS = {
+    "forall": "universal quantification (forall)", "exists": "existential quantification (exists)",
+    "or": "disjunction (or)", "imply": "implication (imply)", "=": "equality (=)",
+}
+_SUPPORTED = "pddlworlds reads STRIPS with types and negative preconditions"
+
+
+def _refuse_forms(expr, unsupported: dict[str, str], where: str, path: Path) -> None:
+    for item in expr:
+        if isinstance(item, list):
+            head = str(item[0]).lower() if item and isinstance(item[0], str) else ""
+            if head in unsupported:
+                raise PDDLError(f"not STRIPS: {where} uses {unsupported[head]}, which is not supported; "
+                                f"{_SUPPORTED}", path, getattr(item, "line", None))
+            _refuse_forms(item, unsupported, where, path)
+
+
+def check_domain_features(define: list, path: Path) -> None:
+    """Refuse, by name and with the line, the PDDL features the grounder does not handle (action costs,
+    numeric fluents, derived predicates, durative actions, quantified or conditional effects...), before
+    unified-planning reads them and fails with a message about its internals or none at all."""
+    for section in define:
+        name = _section(section)
+        line = getattr(section, "line", None)
+        if name == ":requirements":
+            for flag in section[1:]:
+                what = _UNSUPPORTED_REQUIREMENTS.get(str(flag).lower())
+                if what:
+                    raise PDDLError(f"not STRIPS: requirement {flag} ({what}) is not supported; {_SUPPORTED}", path, line)
+        elif name in _UNSUPPORTED_SECTIONS:
+            raise PDDLError(f"not STRIPS: {_UNSUPPORTED_SECTIONS[name]} are not supported; {_SUPPORTED}", path, line)
+        elif name == ":action":
+            action = section[1] if len(section) > 1 and isinstance(section[1], str) else "?"
+            keys = [str(e).lower() if isinstance(e, str) else None for e in section]
+            for key, unsupported in ((":effect", _UNSUPPORTED_EFFECTS), (":precondition", _UNSUPPORTED_CONDITIONS)):
+                if key in keys and keys.index(key) + 1 < len(section):
+                    body = section[keys.index(key) + 1]
+                    _refuse_forms([body], unsupported, f"the {key[1:]} of action {action!r}", path)
+
+
 def check_domain_structure(text: str, path: str | Path = "<domain>") -> None:
-    """Refuse what unified-planning accepts but the planner chokes on: an action without `:effect`."""
+    """Refuse what unified-planning accepts but the planner chokes on (an action without `:effect`) and
+    the features it does not handle (`check_domain_features`)."""
     path = Path(path)
-    for section in _read_sexpr(text, path):
+    define = _read_sexpr(text, path)
+    check_domain_features(define, path)
+    for section in define:
         if _section(section) != ":action":
             continue
         name = section[1] if len(section) > 1 and isinstance(section[1], str) else "?"
@@ -325,7 +388,8 @@ def check_domain_structure(text: str, path: str | Path = "<domain>") -> None:
 
 
 def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
-    """Refuse a problem without a goal, or with an empty one (`(:goal (and))`): nothing to play or plan."""
+    """Refuse a problem without a goal, or with an empty one (`(:goal (and))`): nothing to play or plan;
+    and a goal or a section the grounder does not handle (a quantified goal, `:metric`), by name."""
     path = Path(path)
     define = _read_sexpr(text, path)
     goals = [s for s in define if _section(s) == ":goal"]
@@ -334,6 +398,12 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
     body = goals[0][1:]
     if not body or all(_is_empty_condition(e) for e in body):
         raise PDDLError("the goal is empty: it names no condition", path, getattr(goals[0], "line", None))
+    _refuse_forms(body, _UNSUPPORTED_CONDITIONS, "the goal", path)
+    for section in define:
+        if _section(section) in (":metric", ":constraints"):
+            raise PDDLError(
+                f"not STRIPS: {_section(section)} is not supported; {_SUPPORTED}", path, getattr(section, "line", None)
+            )
 
 
 def normalised_texts(

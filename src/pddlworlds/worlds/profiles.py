@@ -12,15 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..registry import Registry
 from .agentboard.text import AGENTBOARD_TEXT_FILE, load_agentboard_text
 from .agentboard.world import AgentBoardWorld, agentboard_text_bound
 from .pddl import LiftedTask
 from .text import load_templates
 from .world import World, text_bound
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
+__all__ = ["AGENTBOARD_PROFILE", "DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
 
 DEFAULT_PROFILE = "pddlworlds"
+AGENTBOARD_PROFILE = "agentboard"
 #: Our own text file beside `domain.pddl`; every profile's world also keeps these templates.
 OWN_TEXT_FILE = "text.toml"
 
@@ -67,15 +69,13 @@ def _agentboard_bound(task: LiftedTask, own_text: Path | None, profile_text: Pat
     return agentboard_text_bound(task, load_agentboard_text(task, profile_text))
 
 
-PROFILES: dict[str, Profile] = {
+PROFILES: Registry[Profile] = Registry("profile", {
     DEFAULT_PROFILE: Profile(DEFAULT_PROFILE, OWN_TEXT_FILE, _own, _own_bound, credits_initial_progress=True),
-    "agentboard": Profile(
-        "agentboard", AGENTBOARD_TEXT_FILE, _agentboard, _agentboard_bound, credits_initial_progress=False
+    AGENTBOARD_PROFILE: Profile(
+        AGENTBOARD_PROFILE, AGENTBOARD_TEXT_FILE, _agentboard, _agentboard_bound, credits_initial_progress=False
     ),
-}
+})
 
 
 def get_profile(name: str) -> Profile:
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; profiles: {', '.join(PROFILES)}")
     return PROFILES[name]

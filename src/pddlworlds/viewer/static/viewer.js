@@ -12,7 +12,7 @@
 
   function esc(value) {
     return String(value === null || value === undefined ? "" : value)
-      .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+      .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
   }
   function pct(x) { return (100 * x).toFixed(1) + "%"; }
   function num(x, digits) { return x === null || x === undefined ? "–" : Number(x).toFixed(digits); }
@@ -24,7 +24,7 @@
       if (d) {  // memory views stored as (shared prefix of the previous step's, new tail): see page.py
         let previous = null;
         for (const s of d.steps) {
-          if (s.memory_delta) s.memory_view = previous.slice(0, s.memory_delta[0]) + s.memory_delta[1];
+          if (s.memory_delta) s.memory_view = (previous || "").slice(0, s.memory_delta[0]) + s.memory_delta[1];
           previous = typeof s.memory_view === "string" ? s.memory_view : null;
         }
       }
@@ -33,7 +33,8 @@
     return details.get(id);
   }
   function labels() { return Array.from(new Set(EPISODES.map(e => e.label))); }
-  function colorOf(label) { return COLORS[labels().indexOf(label) % COLORS.length]; }
+  function colorIndex(label) { return Math.max(0, labels().indexOf(label)) % COLORS.length; }
+  function colorOf(label) { return COLORS[colorIndex(label)]; }
 
   // ---- small SVG line chart ------------------------------------------------------------------
   function lineChart(series, opts) {
@@ -42,7 +43,7 @@
     const x = k => pad + (w - pad - 8) * k / maxX;
     const top = opts.title ? 18 : 4;
     const bottom = pad ? h - pad + 4 : h - 2;
-    const y = v => bottom - (bottom - top) * v;
+    const y = v => bottom - (bottom - top) * (Number.isFinite(Number(v)) ? Number(v) : 0);  // stored values may be anything
     let out = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" class="chart">`;
     if (opts.title) out += `<text x="${w / 2 + pad / 2}" y="12" text-anchor="middle" font-size="12" font-weight="600">${esc(opts.title)}</text>`;
     if (pad) {
@@ -121,7 +122,7 @@
       ["profile", c.profile || ""],
       ["prompts version", c.prompts_version || ""],
       ["split", c.split || ""],
-      ["seeds", (c.seeds || []).join(", ")],
+      ["seeds", Array.isArray(c.seeds) ? c.seeds.join(", ") : (c.seeds === undefined ? "" : JSON.stringify(c.seeds))],
       ["step budget", c.max_steps || ""],
       ["package version", c.package_version || ""],
       ["created", (c.run_info || {}).created_at || ""],
@@ -132,23 +133,23 @@
     let out = `<div class="card"><h3>${esc(run.name)}</h3><dl class="kv">`;
     for (const [k, v] of rows) if (v !== "" && v !== undefined) out += `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`;
     out += "</dl>";
-    if (run.notes && run.notes.length) out += `<div class="notes">${run.notes.map(esc).join("<br>")}</div>`;
+    if (Array.isArray(run.notes) && run.notes.length) out += `<div class="notes">${run.notes.map(esc).join("<br>")}</div>`;
     return out + "</div>";
   }
   function summaryTable() {
     let out = '<table id="summary"><thead><tr><th>agent</th><th>domain</th><th>episodes</th><th>SR</th><th>PR</th><th>steps</th><th>tokens / episode</th><th>prompt tokens / step</th></tr></thead><tbody>';
     for (const s of DATA.summary) {
-      out += `<tr><td>${esc(s.label)}</td><td>${esc(s.domain)}</td><td class="num">${s.episodes}</td><td class="num">${pct(s.success_rate)}</td><td class="num">${pct(s.progress_rate)}</td><td class="num">${num(s.steps, 1)}</td><td class="num">${num(s.tokens, 0)}</td><td class="num">${num(s.prompt_tokens_per_step, 0)}</td></tr>`;
+      out += `<tr><td>${esc(s.label)}</td><td>${esc(s.domain)}</td><td class="num">${esc(s.episodes)}</td><td class="num">${pct(s.success_rate)}</td><td class="num">${pct(s.progress_rate)}</td><td class="num">${num(s.steps, 1)}</td><td class="num">${num(s.tokens, 0)}</td><td class="num">${num(s.prompt_tokens_per_step, 0)}</td></tr>`;
     }
     return out + "</tbody></table>";
   }
   function curves() {
     const domains = Array.from(new Set(DATA.curves.series.map(s => s.domain)));
     domains.sort((a, b) => (a === "all") - (b === "all") || a.localeCompare(b));
-    let out = '<div class="legend">' + labels().map(l => `<span><i style="background:${colorOf(l)}"></i>${esc(l)}</span>`).join("") + "</div><div class=\"curves\">";
+    let out = '<div class="legend">' + labels().map(l => `<span><i class="c${colorIndex(l)}"></i>${esc(l)}</span>`).join("") + "</div><div class=\"curves\">";
     for (const d of domains) {
       const series = DATA.curves.series.filter(s => s.domain === d)
-        .map(s => ({ values: s.values, color: colorOf(s.label), name: `${s.label} (${s.episodes} episodes)` }));
+        .map(s => ({ values: s.values, color: colorOf(s.label), name: `${s.label} (${esc(s.episodes)} episodes)` }));
       out += `<div class="curve" data-domain="${esc(d)}">${lineChart(series, { title: d === "all" ? "all domains" : d, width: 300, height: 170 })}</div>`;
     }
     return out + "</div>";
@@ -189,7 +190,7 @@
   function episodeRows() {
     const rows = visibleEpisodes();
     document.getElementById("shown").textContent = `${rows.length} of ${EPISODES.length} episodes`;
-    return rows.map(e => `<tr data-id="${e.id}"><td class="num"><a href="#ep/${e.id}">${e.id}</a></td><td>${esc(e.label)}${e.memory ? ' <span class="badge" title="working memory recorded">memory</span>' : ""}</td><td>${esc(e.domain)}</td><td><a href="#ep/${e.id}" class="open">${esc(e.problem)}</a></td><td class="num">${esc(e.seed)}</td><td>${yesNo(e.success)}${e.error ? ' <span class="badge error" title="' + esc(e.error) + '">error</span>' : ""}</td><td class="num">${e.steps}</td><td class="num">${esc(e.optimal)}</td><td class="num">${num(e.progress, 2)}</td><td class="num">${e.tokens}</td><td class="num">${num(e.time_s, 2)}</td></tr>`).join("");
+    return rows.map(e => `<tr data-id="${esc(e.id)}"><td class="num"><a href="#ep/${esc(e.id)}">${esc(e.id)}</a></td><td>${esc(e.label)}${e.memory ? ' <span class="badge" title="working memory recorded">memory</span>' : ""}</td><td>${esc(e.domain)}</td><td><a href="#ep/${esc(e.id)}" class="open">${esc(e.problem)}</a></td><td class="num">${esc(e.seed)}</td><td>${yesNo(e.success)}${e.error ? ' <span class="badge error" title="' + esc(e.error) + '">error</span>' : ""}</td><td class="num">${esc(e.steps)}</td><td class="num">${esc(e.optimal)}</td><td class="num">${num(e.progress, 2)}</td><td class="num">${esc(e.tokens)}</td><td class="num">${num(e.time_s, 2)}</td></tr>`).join("");
   }
   function episodeTable() {
     let head = "<tr>" + COLUMNS.map(([key, title]) => {
@@ -239,7 +240,7 @@
     const refresh = () => {
       const pairs = pairsOf(a.value, b.value);
       document.getElementById("cmp-list").innerHTML = pairs.length ? "<table id=\"pairs\"><tr><th>domain</th><th>problem</th><th>seed</th><th>" + esc(a.value) + "</th><th>" + esc(b.value) + "</th><th></th></tr>" +
-        pairs.map(([x, y]) => `<tr><td>${esc(x.domain)}</td><td>${esc(x.problem)}</td><td>${esc(x.seed)}</td><td>${yesNo(x.success)} ${x.steps} steps, ${num(x.progress, 2)}</td><td>${yesNo(y.success)} ${y.steps} steps, ${num(y.progress, 2)}</td><td><a class="compare-link" href="#cmp/${x.id}/${y.id}">compare</a></td></tr>`).join("") + "</table>"
+        pairs.map(([x, y]) => `<tr><td>${esc(x.domain)}</td><td>${esc(x.problem)}</td><td>${esc(x.seed)}</td><td>${yesNo(x.success)} ${esc(x.steps)} steps, ${num(x.progress, 2)}</td><td>${yesNo(y.success)} ${esc(y.steps)} steps, ${num(y.progress, 2)}</td><td><a class="compare-link" href="#cmp/${esc(x.id)}/${esc(y.id)}">compare</a></td></tr>`).join("") + "</table>"
         : '<p class="muted">No problem played by both.</p>';
     };
     a.addEventListener("change", refresh);
@@ -275,7 +276,7 @@
   }
   function callsHtml(calls) {
     if (!calls.length) return "";
-    return calls.map(c => `<span class="badge ${esc(c.purpose)}${c.error ? " error" : ""}" title="${esc(c.raw_output || c.error || "")}">${esc(c.purpose)}: ${c.prompt_tokens}+${c.completion_tokens} tokens, ${num(c.latency_s, 2)} s${c.error ? " (" + esc(c.error) + ")" : ""}</span>`).join(" ");
+    return calls.map(c => `<span class="badge ${esc(c.purpose)}${c.error ? " error" : ""}" title="${esc(c.raw_output || c.error || "")}">${esc(c.purpose)}: ${esc(c.prompt_tokens)}+${esc(c.completion_tokens)} tokens, ${num(c.latency_s, 2)} s${c.error ? " (" + esc(c.error) + ")" : ""}</span>`).join(" ");
   }
   function otherEpisodes(e) {
     return EPISODES.filter(o => o.id !== e.id && o.domain === e.domain && o.problem === e.problem && o.split === e.split);
@@ -285,10 +286,10 @@
     const d = detail(id);
     if (!e || !d) { app.innerHTML = `<p>No episode ${esc(id)}.</p>`; return; }
     where.textContent = `${e.label} / ${e.domain} / ${e.problem}`;
-    const progress = [0].concat(d.steps.map(s => s.progress));
+    const progress = [0].concat(d.steps.map(s => Number(s.progress)));
     const others = otherEpisodes(e);
     let out = `<h2 id="episode-title">${esc(e.label)} on ${esc(e.domain)} ${esc(e.problem)} (seed ${esc(e.seed)})</h2>`;
-    out += `<div class="card"><dl class="kv"><dt>solved</dt><dd id="ep-solved">${yesNo(e.success)}</dd><dt>progress</dt><dd>${num(e.progress, 2)}</dd><dt>steps</dt><dd>${e.steps} (optimal ${esc(e.optimal)})</dd><dt>tokens</dt><dd>${e.prompt_tokens} prompt + ${e.completion_tokens} completion</dd><dt>time</dt><dd>${num(e.time_s, 2)} s</dd>`;
+    out += `<div class="card"><dl class="kv"><dt>solved</dt><dd id="ep-solved">${yesNo(e.success)}</dd><dt>progress</dt><dd>${num(e.progress, 2)}</dd><dt>steps</dt><dd>${esc(e.steps)} (optimal ${esc(e.optimal)})</dd><dt>tokens</dt><dd>${esc(e.prompt_tokens)} prompt + ${esc(e.completion_tokens)} completion</dd><dt>time</dt><dd>${num(e.time_s, 2)} s</dd>`;
     if (d.model) out += `<dt>model</dt><dd>${esc(d.model)}</dd>`;
     if (Object.keys(d.meta || {}).length) out += `<dt>run info</dt><dd>${esc(JSON.stringify(d.meta))}</dd>`;
     if (Object.keys(d.flags).length) out += `<dt>flags</dt><dd>${esc(JSON.stringify(d.flags))}</dd>`;
@@ -296,37 +297,78 @@
     for (const [k, v] of Object.entries(d.more || {})) out += `<dt>${esc(k)}</dt><dd>${esc(JSON.stringify(v))}</dd>`;
     out += `<dt>goal</dt><dd>${esc(d.goal)}</dd></dl></div>`;
     if (others.length) {
-      out += `<p>Compare with: ${others.map(o => `<a class="compare-link" href="#cmp/${e.id}/${o.id}">${esc(o.label)}${o.seed !== e.seed ? " seed " + esc(o.seed) : ""}</a>`).join(" · ")}</p>`;
+      out += `<p>Compare with: ${others.map(o => `<a class="compare-link" href="#cmp/${esc(e.id)}/${esc(o.id)}">${esc(o.label)}${o.seed !== e.seed ? " seed " + esc(o.seed) : ""}</a>`).join(" · ")}</p>`;
     }
     out += `<div class="card step"><div><span class="label">initial observation</span><pre>${esc(d.initial_observation)}</pre></div><div>${picture(d.initial_picture)}<div id="progress-curve">${lineChart([{ values: progress, color: "#2563eb" }], { width: 210, height: 90, title: "progress" })}</div></div></div>`;
     d.steps.forEach((s, i) => {
-      out += `<div class="card step ${s.valid ? "valid" : "invalid"}" id="step-${s.index}" data-step="${s.index}"><div>`;
-      out += `<div><span class="label">step ${s.index}</span>${s.subgoal_index !== null && s.subgoal_index !== undefined ? `<span class="badge">subgoal ${s.subgoal_index}: ${esc(s.subgoal)}</span>` : ""} ${callsHtml(s.calls)}</div>`;
+      out += `<div class="card step ${s.valid ? "valid" : "invalid"}" id="step-${esc(s.index)}" data-step="${esc(s.index)}"><div>`;
+      out += `<div><span class="label">step ${esc(s.index)}</span>${s.subgoal_index !== null && s.subgoal_index !== undefined ? `<span class="badge">subgoal ${esc(s.subgoal_index)}: ${esc(s.subgoal)}</span>` : ""} ${callsHtml(s.calls)}</div>`;
       if (s.raw_output !== null && s.raw_output !== undefined) out += `<div><span class="label">written</span><pre class="raw">${esc(s.raw_output)}</pre></div>`;
       out += `<div><span class="label">sent</span><code class="action">${esc(s.action)}</code>`;
       out += ` <span class="label">parsed as</span><code class="canonical">${s.replayed ? esc(s.canonical === null ? "(nothing recognised)" : s.canonical) : "(not replayed)"}</code> <span class="muted">${esc(s.kind)}</span></div>`;
       out += `<div><span class="label">valid</span><span class="validity">${yesNo(s.valid)}</span>${s.why ? ` <span class="why">${esc(s.why)}</span>` : ""}</div>`;
       out += `<div><span class="label">observation</span><pre class="observation">${esc(s.observation)}</pre></div>`;
-      out += `<div class="muted">progress ${num(s.progress, 2)} · ${s.prompt_tokens} prompt + ${s.completion_tokens} completion tokens · ${num(s.latency_s, 2)} s</div>`;
-      if (s.memory_view !== null && s.memory_view !== undefined) {
-        out += `<details class="mem"${i === d.steps.length - 1 ? "" : ""}><summary>working memory as the model saw it (${s.memory_view.length} characters)</summary><pre class="memory">${memoryHtml(s.memory_view)}</pre></details>`;
+      out += `<div class="muted">progress ${num(s.progress, 2)} · ${esc(s.prompt_tokens)} prompt + ${esc(s.completion_tokens)} completion tokens · ${num(s.latency_s, 2)} s</div>`;
+      if (typeof s.memory_view === "string") {
+        out += `<details class="mem"${i === d.steps.length - 1 ? "" : ""}><summary>working memory as the model saw it (${esc(s.memory_view.length)} characters)</summary><pre class="memory">${memoryHtml(s.memory_view)}</pre></details>`;
       }
       if (Object.keys(s.more || {}).length) out += `<details><summary>more</summary><pre>${esc(JSON.stringify(s.more, null, 1))}</pre></details>`;
       out += `</div><div>${picture(s.picture)}<div class="mini" title="progress so far">${lineChart([{ values: progress.slice(0, i + 2), color: "#2563eb" }], { width: 200, height: 50, pad: 0, stroke: 1.4, maxX: progress.length - 1, mark: i + 1 })}</div></div></div>`;
     });
     if (d.memory && d.memory.length) out += `<h3>Final memory</h3><pre>${esc(JSON.stringify(d.memory, null, 1))}</pre>`;
     app.innerHTML = out;
+    const panel = publishedPanel(e);
+    const card = app.querySelector(".card");
+    if (panel && card) card.after(panel);
+  }
+
+  // ---- the published models on the episode's problem (built from nodes: record text is never parsed as HTML)
+  function node(tag, text, className) {
+    const el = document.createElement(tag);
+    if (text !== undefined) el.textContent = text;
+    if (className) el.className = className;
+    return el;
+  }
+  function publishedPanel(e) {
+    const pub = DATA.published || {};
+    const rows = e.split === pub.split ? (pub.problems || {})[`${e.domain}|${e.problem}`] : null;
+    if (!rows || !rows.length) return null;
+    const profile = ((DATA.runs[e.run] || {}).config || {}).profile || "pddlworlds";
+    const box = node("div", undefined, "card published");
+    box.id = "published";
+    const solved = rows.filter(r => r.success).length;
+    box.appendChild(node("h3", `Published models on ${e.domain} ${e.problem}: ${solved} of ${rows.length} solved`));
+    box.appendChild(node("p", profile === "agentboard"
+      ? "Played under the same profile (agentboard), 30 steps; step numbers as here. Source: " + pub.source + "."
+      : `This episode was played under the ${profile} profile, whose feedback and progress differ from AgentBoard's: `
+        + "not comparable, shown apart. Source: " + pub.source + ".", "muted"));
+    const table = node("table");
+    table.id = "published-table";
+    const head = node("tr");
+    for (const title of ["model", "solved", "progress", "steps at which progress rose"]) head.appendChild(node("th", title));
+    table.appendChild(head);
+    for (const r of rows) {
+      const tr = node("tr");
+      tr.appendChild(node("td", r.model));
+      tr.appendChild(node("td", r.success ? "yes" : "no", r.success ? "yes" : "no"));
+      tr.appendChild(node("td", num(r.progress, 2), "num"));
+      tr.appendChild(node("td", r.rises === null ? "not recorded"
+        : r.rises.map(([step, p]) => `${step}: ${num(p, 2)}`).join(", ") || "none"));
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+    return box;
   }
 
   // ---- compare page -----------------------------------------------------------------------------
   function sameAction(x, y) {
     if (!x || !y) return false;
-    const norm = s => (s.replayed && s.canonical !== null ? s.canonical : String(s.action || "")).trim().toLowerCase();
+    const norm = s => String(s.replayed && s.canonical !== null ? s.canonical : s.action || "").trim().toLowerCase();
     return norm(x) === norm(y) && x.valid === y.valid;
   }
   function stepCell(s) {
     if (!s) return '<span class="muted">(episode over)</span>';
-    return `<div><span class="label">${s.index}</span><code>${esc(s.action)}</code> ${yesNo(s.valid)}</div>` +
+    return `<div><span class="label">${esc(s.index)}</span><code>${esc(s.action)}</code> ${yesNo(s.valid)}</div>` +
       (s.canonical && s.canonical !== s.action ? `<div class="muted">parsed as ${esc(s.canonical)}</div>` : "") +
       `<pre>${esc(s.observation)}</pre><div class="muted">progress ${num(s.progress, 2)}${s.subgoal ? " · subgoal " + esc(s.subgoal_index) + ": " + esc(s.subgoal) : ""}</div>`;
   }
@@ -337,12 +379,12 @@
     const n = Math.max(da.steps.length, db.steps.length);
     let first = -1;
     for (let i = 0; i < n; i++) if (!sameAction(da.steps[i], db.steps[i])) { first = i; break; }
-    const pa = [0].concat(da.steps.map(s => s.progress)), pb = [0].concat(db.steps.map(s => s.progress));
-    let out = `<h2>${esc(ea.domain)} ${esc(ea.problem)}: <a href="#ep/${a}">${esc(ea.label)}</a> and <a href="#ep/${b}">${esc(eb.label)}</a></h2>`;
+    const pa = [0].concat(da.steps.map(s => Number(s.progress))), pb = [0].concat(db.steps.map(s => Number(s.progress)));
+    let out = `<h2>${esc(ea.domain)} ${esc(ea.problem)}: <a href="#ep/${esc(a)}">${esc(ea.label)}</a> and <a href="#ep/${esc(b)}">${esc(eb.label)}</a></h2>`;
     out += `<p id="first-difference">${first < 0 ? "The two episodes take the same actions." : `They first differ at step ${first + 1}.`}</p>`;
-    out += `<div class="legend"><span><i style="background:#2563eb"></i>${esc(ea.label)}</span><span><i style="background:#dc2626"></i>${esc(eb.label)}</span></div>`;
+    out += `<div class="legend"><span><i class="c0"></i>${esc(ea.label)}</span><span><i class="c1"></i>${esc(eb.label)}</span></div>`;
     out += lineChart([{ values: pa, color: "#2563eb", name: ea.label }, { values: pb, color: "#dc2626", name: eb.label }], { width: 360, height: 140, title: "progress" });
-    out += `<table class="compare" id="compare"><thead><tr><th>${esc(ea.label)}: ${ea.success ? "solved" : "not solved"} in ${ea.steps} steps</th><th>${esc(eb.label)}: ${eb.success ? "solved" : "not solved"} in ${eb.steps} steps</th></tr></thead><tbody>`;
+    out += `<table class="compare" id="compare"><thead><tr><th>${esc(ea.label)}: ${ea.success ? "solved" : "not solved"} in ${esc(ea.steps)} steps</th><th>${esc(eb.label)}: ${eb.success ? "solved" : "not solved"} in ${esc(eb.steps)} steps</th></tr></thead><tbody>`;
     for (let i = 0; i < n; i++) {
       out += `<tr data-step="${i + 1}"${i === first ? ' class="diverge" id="diverge"' : ""}><td>${stepCell(da.steps[i])}</td><td>${stepCell(db.steps[i])}</td></tr>`;
     }

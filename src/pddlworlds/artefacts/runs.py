@@ -1,0 +1,312 @@
+"""The run folder that `pddlworlds eval --out DIR` writes: its file names, its episode lines, one reader.
+
+A run folder holds `config.json` (the run's configuration), `episodes.jsonl` (one JSON line per finished
+episode: an `EpisodeRecord` plus the run's own `meta`, appended whole and fsync'ed, so a killed run leaves
+at worst a torn last line), `errors.jsonl` (episodes that failed outside the agent) and, once reported,
+`report.md` and `summary.json`. Every reader (a resume, the report, the viewer, the scripts) goes through
+`read_episodes`, so torn and duplicate lines are dropped the same way everywhere: a torn last line is
+skipped, and of an episode stored twice the first line counts (the one a resume kept).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..records import EpisodeRecord, RecordError, check_stored
+
+__all__ = [
+    "CONFIG_FILE",
+    "EPISODES_FILE",
+    "ERRORS_FILE",
+    "LOCK_FILE",
+    "REPORT_FILE",
+    "SUMMARY_FILE",
+    "EpisodeKey",
+    "EpisodeLines",
+    "EpisodeMeta",
+    "LineCheck",
+    "RunFolder",
+    "RunFolderError",
+    "SkippedLine",
+    "StoredEpisode",
+    "episode_key",
+    "is_errored",
+    "json_line",
+    "read_config",
+    "read_episodes",
+    "read_run",
+    "record_problem",
+]
+
+CONFIG_FILE = "config.json"
+EPISODES_FILE = "episodes.jsonl"
+ERRORS_FILE = "errors.jsonl"
+LOCK_FILE = ".lock"
+REPORT_FILE = "report.md"
+SUMMARY_FILE = "summary.json"
+
+#: (agent, domain, split, problem, seed): what makes an episode one episode of a run.
+EpisodeKey = tuple[str, str, "str | None", str, "int | None"]
+
+TORN = "torn last line (a run still writing it, or killed mid-write)"
+CRASH_ADVICE = "only a torn last line is expected after a crash: fix or remove that line"
+
+
+class RunFolderError(ValueError):
+    """A run folder cannot be read; the message names the file, the line and what to do."""
+
+
+def episode_key(line: Mapping[str, Any]) -> EpisodeKey:
+    return (line["agent"], line["domain"], line.get("split"), line["problem"], line.get("seed"))
+
+
+def is_errored(line: Mapping[str, Any]) -> bool:
+    """An episode stopped by a fault outside the agent (an endpoint's): re-run on resume, never scored."""
+    return bool(line.get("error"))
+
+
+def json_line(data: Mapping[str, Any]) -> bytes:
+    """One stored line: compact JSON, UTF-8, newline-terminated."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class EpisodeMeta:
+    """The run's own keys of a stored episode (its `meta`): who played it, under what budget, when, where."""
+
+    agent_name: str | None = None  # the name the agent gave itself (the record's `agent` is the run's)
+    max_steps: int | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    host: str | None = None
+    pid: int | None = None
+    trial: int | None = None  # the trial of a multi-trial run
+
+    @classmethod
+    def of(cls, line: Mapping[str, Any]) -> EpisodeMeta:
+        meta = line.get("meta") or {}
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in meta.items() if k in names}) if isinstance(meta, Mapping) else cls()
+
+
+@dataclass
+class StoredEpisode:
+    """One episode line as read: the line as stored (what reports and the viewer read, fields a newer
+    version added included), where it is, and the typed record and meta it holds (made on first use)."""
+
+    line: dict[str, Any]
+    number: int  # its line number in the file, from 1
+
+    @functools.cached_property
+    def record(self) -> EpisodeRecord:
+        return EpisodeRecord.from_stored(self.line)
+
+    @functools.cached_property
+    def meta(self) -> EpisodeMeta:
+        return EpisodeMeta.of(self.line)
+
+    @property
+    def key(self) -> EpisodeKey:
+        return episode_key(self.line)
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    """A line the reader left out, and why."""
+
+    path: Path
+    number: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}, line {self.number}: {self.reason}; skipped"
+
+    @property
+    def torn(self) -> bool:
+        return self.reason == TORN
+
+    @property
+    def duplicate(self) -> bool:
+        return self.reason.startswith("duplicate")
+
+
+@dataclass
+class EpisodeLines:
+    """What `read_episodes` found: the episodes, one per key in file order, and the lines it skipped."""
+
+    path: Path
+    episodes: list[StoredEpisode] = field(default_factory=list)
+    skipped: list[SkippedLine] = field(default_factory=list)
+    complete_bytes: int = 0  # where the last complete line ends (a repair cuts a torn line off there)
+    unterminated: bool = False  # the last line is whole but lacks its newline
+
+    @property
+    def lines(self) -> list[dict[str, Any]]:
+        return [episode.line for episode in self.episodes]
+
+    @property
+    def torn(self) -> int:
+        return sum(1 for line in self.skipped if line.torn)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(1 for line in self.skipped if line.duplicate)
+
+    def skipped_words(self) -> str:
+        """The torn and duplicate lines in words ("" when none), for reports and resumes."""
+        parts = []
+        if self.torn:
+            parts.append("1 torn last line")
+        if self.duplicates:
+            parts.append(f"{self.duplicates} duplicate line(s) of episodes already read")
+        return " and ".join(parts)
+
+
+#: A line check: what is wrong with a decoded line as an episode record, or None.
+LineCheck = Callable[[Any], "str | None"]
+
+
+def record_problem(line: Any) -> str | None:
+    """`records.check_stored` as a line check that lets fields be missing (a reader showing what is there)
+    but the ones that place a line in a run (agent, domain, problem)."""
+    if not isinstance(line, dict):
+        return f"expected a JSON object, found {type(line).__name__}"
+    missing = [name for name in ("agent", "domain", "problem") if not isinstance(line.get(name), str)]
+    if missing:
+        return f"no {', '.join(missing)}"
+    try:
+        check_stored(line, complete=False)
+    except RecordError as exc:
+        return exc.problem
+    return None
+
+
+def read_episodes(
+    path: str | Path,
+    strict: bool = True,
+    *,
+    decode: Callable[[bytes], Any] = json.loads,
+    check: LineCheck = record_problem,
+) -> EpisodeLines:
+    """Every episode line of an `episodes.jsonl`, in file order, one per episode key.
+
+    A torn last line (a run killed mid-write, or one still writing) and later copies of an episode already
+    read are skipped and counted. When `strict` (a resume, a report), a line that is not JSON raises
+    `RunFolderError`, and one that is not an episode record with every field of its type raises
+    `records.RecordError` (`check_stored`), both naming file and line. Otherwise (the viewer) such a line is skipped and listed in `skipped`, judged by `check`
+    (default: the record's field types, missing fields allowed); `decode` reads a line's JSON. A missing
+    file reads as no episodes.
+    """
+    path = Path(path)
+    found = EpisodeLines(path)
+    if not path.is_file():
+        return found
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    end = data.rfind(b"\n") + 1  # bytes up to the last complete line
+    found.complete_bytes = end
+    raws = data[:end].split(b"\n")[:-1]
+    tail = data[end:]
+    first_of: dict[EpisodeKey, int] = {}
+
+    def bad(number: int, reason: str, advice: str) -> None:
+        if strict:
+            raise RunFolderError(f"{path}, line {number}: {reason}; {advice}")
+        found.skipped.append(SkippedLine(path, number, reason))
+
+    def take(raw: bytes, number: int, last: bool) -> bool:
+        """Read one line; whether it was JSON."""
+        if not raw.strip():
+            return False
+        try:
+            line = decode(raw)
+        except ValueError as exc:
+            if last:
+                found.skipped.append(SkippedLine(path, number, TORN))
+            else:
+                bad(number, f"not valid JSON ({exc})", CRASH_ADVICE)
+            return False
+        if strict:  # a `RecordError` names the file, the line and the field
+            check_stored(line, source=path, line_no=number)
+            problem = None
+        else:
+            problem = check(line)
+        if problem:
+            found.skipped.append(SkippedLine(path, number, problem))
+        elif (key := episode_key(line)) in first_of:
+            found.skipped.append(SkippedLine(path, number, f"duplicate of line {first_of[key]}"))
+        else:
+            first_of[key] = number
+            found.episodes.append(StoredEpisode(line, number))
+        return True
+
+    for number, raw in enumerate(raws, start=1):
+        take(raw, number, last=False)
+    if tail:  # a whole last line that only lacks its newline is read like any other
+        found.unterminated = take(tail, len(raws) + 1, last=True)
+    return found
+
+
+def read_config(path: str | Path, decode: Callable[[bytes], Any] = json.loads) -> dict[str, Any] | None:
+    """A run's `config.json` (None when the file is absent); `RunFolderError` if it is not a JSON object."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        config = decode(path.read_bytes())
+    except ValueError as exc:
+        raise RunFolderError(f"{path}: not valid JSON ({exc})") from exc
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if not isinstance(config, dict):
+        raise RunFolderError(f"{path}: expected a JSON object, found {type(config).__name__}")
+    return config
+
+
+@dataclass
+class RunFolder:
+    """One run folder as read: its configuration ({} when it has none yet) and its episodes."""
+
+    path: Path
+    config: dict[str, Any]
+    episodes: EpisodeLines
+
+    @property
+    def lines(self) -> list[dict[str, Any]]:
+        return self.episodes.lines
+
+    @property
+    def notes(self) -> list[str]:
+        """The lines skipped for a reason worth telling (all but a torn last line), one sentence each."""
+        return [str(line) for line in self.episodes.skipped if not line.torn]
+
+
+def read_run(
+    folder: str | Path,
+    strict: bool = True,
+    *,
+    decode: Callable[[bytes], Any] = json.loads,
+    check: LineCheck = record_problem,
+) -> RunFolder:
+    """Read a run folder written by `pddlworlds eval --out DIR` (`strict`, `decode` and `check` as for
+    `read_episodes`); `RunFolderError` when it is none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RunFolderError(
+            f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
+        )
+    config = read_config(folder / CONFIG_FILE, decode)
+    if config is None and not (folder / EPISODES_FILE).is_file():
+        raise RunFolderError(
+            f"{folder}: not a run folder: it has neither {CONFIG_FILE} nor {EPISODES_FILE} "
+            "(written by `pddlworlds eval --out DIR`)"
+        )
+    episodes = read_episodes(folder / EPISODES_FILE, strict, decode=decode, check=check)
+    return RunFolder(folder, config or {}, episodes)

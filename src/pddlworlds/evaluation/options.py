@@ -1,0 +1,218 @@
+"""What the `eval` options mean: the `RunPlan` they ask for, checked before anything loads or runs, and the
+cross-trial memory behind `--insights`, loaded only when a run asks for it (`TRIAL_MEMORIES`). Imports only
+the standard library and light names at import time, like the CLI that builds the parser."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..registry import Registry
+from ..worlds.profiles import DEFAULT_PROFILE
+
+if TYPE_CHECKING:
+    from ..agents.insights import TrialMemory
+
+__all__ = [
+    "DEFAULT_AGENTS",
+    "DEFAULT_LIMIT",
+    "TRIAL_MEMORIES",
+    "build_plan",
+    "names_list",
+    "parse_seeds",
+    "select_problems",
+    "smallest_problems",
+    "trial_memory",
+]
+
+
+DEFAULT_AGENTS = "hiagent,standard"
+
+
+#: Problems per domain when neither --limit nor --problems is given (the quick default run): the
+#: DEFAULT_LIMIT problems with the shortest optimal plan.
+DEFAULT_LIMIT = 1
+
+
+def names_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`0`, `0,1,2` or `0-4` (non-negative integers)."""
+    seeds: list[int] = []
+    try:
+        for part in names_list(text):
+            lo, dash, hi = part.partition("-")
+            seeds.extend(range(int(lo), int(hi) + 1) if dash else [int(part)])
+    except ValueError:
+        raise ValueError(f"--seeds takes integers like 0, 0,1,2 or 0-4, not {text!r}") from None
+    if not seeds:
+        raise ValueError(f"--seeds gives no seed: {text!r}")
+    return list(dict.fromkeys(seeds))
+
+
+def select_problems(
+    domain_names: list[str], split: str, problems: list[str] | None, limit: int | None
+) -> dict[str, list[str]]:
+    """Domain -> problems to play. `problems` items are names (`p01`, applied to every domain that has
+    one of that name) or `domain:name`; `limit` keeps the first N of each domain (in natural order)."""
+    from ..worlds.catalogue import get_domain
+
+    available = {d: get_domain(d).problems(split) for d in domain_names}
+    if problems is None:
+        chosen = {d: list(names) for d, names in available.items()}
+    else:
+        chosen = {d: [] for d in domain_names}
+        for item in problems:
+            if ":" in item:
+                domain, _, name = item.partition(":")
+                domain = domain.strip().lower()
+                if domain not in available:
+                    raise ValueError(
+                        f"--problems {item!r}: domain {domain!r} is not among --domains ({', '.join(domain_names)})"
+                    )
+                if name not in available[domain]:
+                    raise ValueError(
+                        f"unknown problem {name!r} in {domain}/{split}; problems: {', '.join(available[domain])}"
+                    )
+                pairs = [(domain, name)]
+            else:
+                pairs = [(d, item) for d in domain_names if item in available[d]]
+                if not pairs:
+                    listing = "; ".join(f"{d}: {', '.join(available[d])}" for d in domain_names)
+                    raise ValueError(f"unknown problem {item!r} in split {split!r}; problems: {listing}")
+            for d, name in pairs:
+                if name not in chosen[d]:
+                    chosen[d].append(name)
+        chosen = {d: names for d, names in chosen.items() if names}
+    if limit is not None:
+        if limit < 1:
+            raise ValueError("--limit must be at least 1")
+        chosen = {d: names[:limit] for d, names in chosen.items()}
+    return chosen
+
+
+def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
+    """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
+    without a stored length come last): the quick default run."""
+    from ..artefacts.plans import optimal_lengths
+    from ..worlds.catalogue import get_domain
+
+    chosen = {}
+    for d in domain_names:
+        names = get_domain(d).problems(split)
+        lengths = optimal_lengths(d, split)
+        ranked = sorted(
+            range(len(names)), key=lambda i: (names[i] not in lengths, lengths.get(names[i], 0), i)
+        )
+        chosen[d] = [names[i] for i in ranked[:n]]
+    return chosen
+
+
+def build_plan(args: argparse.Namespace) -> Any:
+    """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
+    from ..llm import SHIPPED_ADAPTER, parse_llm, resolve_adapter
+    from ..worlds.catalogue import domains as all_domains
+    from .spec import RunPlan, agent_names, resolve_agent
+
+    agents = names_list(args.agents)
+    if agents == ["all"]:
+        agents = agent_names()
+    if not agents:
+        raise ValueError("--agents is empty")
+    decoding = getattr(args, "decoding", None) or "free"
+    for agent in agents:
+        resolve_agent(agent, getattr(args, "prompt_file", None), decoding)
+    agents = list(dict.fromkeys(agents))
+    from ..worlds.profiles import get_profile
+
+    profile = get_profile(getattr(args, "profile", None) or DEFAULT_PROFILE).name  # unknown names fail here
+    prompt_file = getattr(args, "prompt_file", None)
+    if prompt_file is not None:
+        from ..agents.agentboard import load_prompt_file
+
+        load_prompt_file(prompt_file)  # a missing or malformed file fails here, naming what is wrong
+        prompt_file = str(Path(prompt_file).resolve())
+
+    known = list(all_domains())
+    wanted = names_list(args.domains.lower())
+    if wanted == ["all"]:
+        wanted = known
+    unknown = [d for d in wanted if d not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown domain(s) {', '.join(map(repr, unknown))}; domains: {', '.join(known)}, or all"
+        )
+    wanted = list(dict.fromkeys(wanted))
+
+    backend = parse_llm(
+        args.llm,
+        args.base_url,
+        args.api_key,
+        request_timeout=getattr(args, "request_timeout", None),
+        call_deadline=getattr(args, "call_deadline", None),
+    )
+    takes_lora = backend.backend is not None and backend.backend.takes_lora
+    if getattr(args, "lora", None) and not takes_lora:
+        raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
+    if takes_lora and any(resolve_agent(agent, prompt_file)[1] for agent in agents):
+        try:  # the one place the option becomes a file (None: no adapter)
+            adapter = resolve_adapter(getattr(args, "lora", None) or SHIPPED_ADAPTER, backend.model)
+        except FileNotFoundError as exc:
+            raise ValueError(f"--lora: {exc}") from None
+        backend = dataclasses.replace(backend, lora=None if adapter is None else str(adapter))
+    if decoding != "free" and (backend.backend is None or not backend.backend.scores_candidates):
+        raise ValueError(f"--decoding {decoding} needs a backend that scores given texts (embedded), not --llm {args.llm}")
+    problems = names_list(args.problems) if args.problems else None
+    from ..artefacts.proofs import split_unsolvable
+
+    unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
+    if problems is None and args.limit is None and any(unsolvable.values()):
+        selected = select_problems(wanted, args.split, None, None)  # a share of unsolvable ones needs them all
+        print(f"note: split {args.split!r} has unsolvable problems; playing all of them", file=sys.stderr)
+    elif problems is None and args.limit is None:
+        selected = smallest_problems(wanted, args.split)
+    else:
+        selected = select_problems(wanted, args.split, problems, args.limit)
+    if problems is not None:
+        left_out = [d for d in wanted if d not in selected]
+        if left_out:
+            print(
+                f"note: no problem named in --problems exists in {', '.join(left_out)}; leaving them out",
+                file=sys.stderr,
+            )
+    if args.max_steps < 1:
+        raise ValueError("--max-steps must be at least 1")
+    return RunPlan(
+        agents=agents,
+        problems=selected,
+        split=args.split,
+        seeds=parse_seeds(args.seeds),
+        max_steps=args.max_steps,
+        backend=backend,
+        allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
+        profile=profile,
+        prompt_file=prompt_file,
+        decoding=decoding,
+    )
+
+
+#: The cross-trial memories by kind, loaded only when a run asks for one (`--insights PATH`: "insights").
+TRIAL_MEMORIES: Registry[Callable[..., TrialMemory]] = Registry(
+    "trial memory", {"insights": "pddlworlds.insights.memory:InsightMemory"}, plural="trial memories"
+)
+
+
+def trial_memory(args: argparse.Namespace) -> TrialMemory | None:
+    """The memory the insight options ask for (None without --insights), built from `TRIAL_MEMORIES`."""
+    if args.insights is None:
+        return None
+    options = {"mode": args.insight_mode, "limit": args.insight_limit, "embedding": args.insight_embedding}
+    if args.insight_cap is not None:
+        options["cap"] = args.insight_cap
+    return TRIAL_MEMORIES["insights"](args.insights, **options)

@@ -1,0 +1,148 @@
+"""`pddlworlds train`: every bad input is refused up front with one line and exit 2, nothing is written,
+and the training schedule cannot loop without progress."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from pddlworlds.cli import main
+from pddlworlds.training.data import TrainingDataError, load_calls
+from pddlworlds.training.trainer import TrainConfig, build_sequences, check_config
+
+CALL = {
+    "episode": "e0", "agent": "standard", "domain": "d", "problem": "p", "call": 0, "purpose": "action",
+    "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "Action:"}],
+    "reply": " go", "stop": ["\n"],
+}
+
+
+def _data(folder: Path, *lines: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "calls.jsonl").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+def _fit(capsys, data: Path, out: Path, *extra: str) -> tuple[int, str]:
+    code = main(["train", "fit", "--data", str(data), "--out", str(out), "--no-progress", *extra])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (None, "no such dataset folder"),
+        ((), "no calls in the file"),
+        (("{}",), "calls.jsonl, line 1: not a recorded call: no agent, domain, messages, reply"),
+        ((json.dumps(CALL), json.dumps({**CALL, "messages": "hello"})), "line 2: not a recorded call: messages is not"),
+        ((json.dumps({**CALL, "messages": [{"role": "user"}]}),), "line 1: not a recorded call: messages[0]"),
+        (("[1, 2]",), "line 1: not a recorded call: expected a JSON object, found list"),
+        (("{not json",), "line 1: not a JSON line"),
+    ],
+)
+def test_bad_training_data_is_one_line_and_nothing_written(tmp_path, capsys, lines, expected):
+    data = tmp_path / "data"
+    if lines is not None:
+        _data(data, *lines)
+    code, err = _fit(capsys, data, tmp_path / "out")
+    assert code == 2
+    assert expected in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_data_folder_without_calls_file_is_named(tmp_path, capsys):
+    (tmp_path / "data").mkdir()
+    code, err = _fit(capsys, tmp_path / "data", tmp_path / "out")
+    assert code == 2 and "calls.jsonl: no such file" in err
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ("--accumulate", "0"), ("--steps", "0"), ("--steps", "-3"), ("--lr", "0"), ("--lr", "5"),
+        ("--lr", "nan"), ("--max-len", "0"), ("--epochs", "0"), ("--warmup", "-1"), ("--rank", "0"),
+        ("--checkpoint-every", "0"), ("--threads", "0"), ("--max-minutes", "-1"),
+    ],
+)
+def test_fit_numbers_out_of_range_are_refused_by_the_parser(tmp_path, capsys, option):
+    data = _data(tmp_path / "data", json.dumps(CALL))
+    with pytest.raises(SystemExit) as exit_info:
+        _fit(capsys, data, tmp_path / "out", *option)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and option[0] in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "option",
+    [("--per-level", "0"), ("--per-level", "-2"), ("--invalid", "1.5"), ("--check", "-0.1"),
+     ("--planner-timeout", "0")],
+)
+def test_data_numbers_out_of_range_are_refused_by_the_parser(tmp_path, capsys, option):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "data", "--out", str(tmp_path / "out"), *option])
+    assert exit_info.value.code == 2 and option[0] in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [({"accumulate": 0}, "--accumulate must be at least 1"), ({"lr": -1.0}, "--lr must be more than 0"),
+     ({"steps": -1}, "--steps must be at least 0"), ({"max_len": 0}, "--max-len must be at least 1")],
+)
+def test_a_config_built_in_code_is_checked_like_the_options(change, expected):
+    with pytest.raises(ValueError, match=expected):
+        check_config(TrainConfig(data="d", out="o", **change))
+
+
+class _CharTokenizer:
+    bos_token_id = 1
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+def test_max_len_shorter_than_every_call_is_an_error_not_an_endless_loop(tmp_path):
+    data = _data(tmp_path / "data", json.dumps(CALL), json.dumps(CALL))
+    config = TrainConfig(data=str(data), out=str(tmp_path / "out"), max_len=8)
+    with pytest.raises(ValueError, match=r"every one of its 2 calls is longer than --max-len 8"):
+        build_sequences(config, _CharTokenizer())
+
+
+def test_the_schedule_refuses_to_loop_without_sequences():
+    from pddlworlds.training import trainer
+
+    outcome: list[object] = []
+
+    def schedule() -> None:
+        try:
+            outcome.append(trainer._schedule(0, 3, seed=0))
+        except ValueError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=schedule, daemon=True)  # it looped forever before the guard
+    worker.start()
+    worker.join(timeout=10)
+    assert outcome and isinstance(outcome[0], ValueError)
+
+
+def test_load_calls_error_is_a_value_error_naming_file_and_line(tmp_path):
+    data = _data(tmp_path / "data", json.dumps(CALL), json.dumps({**CALL, "reply": 3}))
+    with pytest.raises(TrainingDataError, match=r"calls.jsonl, line 2: .*reply is a int"):
+        load_calls(data)
+
+
+def test_export_of_a_missing_folder_is_one_line(tmp_path, capsys):
+    out = tmp_path / "a.gguf"
+    code = main(["train", "export", str(tmp_path / "nothing"), str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "nothing: no such folder" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "adapter_config.json").write_text("{}")
+    code = main(["train", "export", str(tmp_path / "half"), str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "adapter_model.safetensors is missing" in err and not out.exists()
