@@ -81,5 +81,6 @@ def test_shared_prompt_scoring_matches_one_evaluation_per_candidate() -> None:
     again = llm.choose(MESSAGES, CANDIDATES)
     assert again.index == choice.index
     np.testing.assert_allclose(again.logprobs, choice.logprobs, atol=0.5)
-    reply = llm.chat(MESSAGES, max_tokens=8, stop=["\n"])
-    assert reply.error is None and reply.prompt_tokens == choice.prompt_tokens
+    reply = llm.chat(MESSAGES, max_tokens=4)
+    assert reply.prompt_tokens == choice.prompt_tokens and reply.completion_tokens > 0
+    assert reply.cached_tokens == choice.prompt_tokens - 1  # scoring left the prompt in the cache
