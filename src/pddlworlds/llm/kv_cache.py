@@ -61,7 +61,7 @@ class _Entry:
 
 
 class PromptStates:
-    """Saved sequence states of one `llama_cpp.Llama`, least recently used first, within `max_bytes`."""
+    """Saved context states of one `llama_cpp.Llama`, least recently used first, within `max_bytes`."""
 
     def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES, min_tokens: int = MIN_SAVED_TOKENS) -> None:
         if max_bytes < 0:
@@ -94,11 +94,12 @@ class PromptStates:
             if shared > best_prefix:
                 best_key, best_prefix = key, shared
         restore = best_key is not None and best_prefix - live_prefix >= self.min_tokens
+        if restore and best_key is not None:
+            self._entries.move_to_end(best_key)  # used now: the save below evicts others first
         if self.max_bytes and n_live - live_prefix >= self.min_tokens and not self._covered(live):
             stats.saved = self._save(llama, live)
-        if restore and best_key is not None:
-            entry = self._entries[best_key]
-            self._entries.move_to_end(best_key)
+        entry = self._entries.get(best_key) if restore and best_key is not None else None
+        if entry is not None:
             stats.restored = _load(llama, entry, keep=min(best_prefix, len(query) - 1))
         reused = best_prefix if stats.restored else live_prefix
         stats.cached_tokens = min(reused, max(0, len(query) - 1))
