@@ -93,7 +93,7 @@ def test_hiagent_writes_its_subgoal_line_then_scores_the_actions_after_it() -> N
     llm = PlanScorer(head="Subgoal 1: clear b1.\n")
     agent = HiAgent(llm, decoding="admissible", summarize=False)
     record = agent.run(blocksworld(3), options={"problem": PROBLEM})
-    messages, stop = llm.chats[0]
+    _, stop = llm.chats[0]
     assert "Action:" in stop and "\nObservation:" in stop  # the model writes up to its action label
     assert llm.choices[0][0].startswith("Subgoal: clear b1\nAction: ")  # its subgoal, in the stated format
     assert all(c.endswith("\n") for c in llm.choices[0])
@@ -149,7 +149,7 @@ def test_the_cli_refuses_the_setting_where_it_cannot_apply(tmp_path: Path) -> No
     assert not (tmp_path / "r" / "config.json").exists()  # refused before anything ran
     with pytest.raises(EvaluationError, match="applies to the built-in LLM agents"):
         resolve_agent("mypackage.agents:make", None, "admissible")
-    factory, needs = resolve_agent("expert", None, "admissible")  # scripted agents have no decoding to change
+    _, needs = resolve_agent("expert", None, "admissible")  # scripted agents have no decoding to change
     assert needs is False
 
 

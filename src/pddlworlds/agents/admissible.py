@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from ..llm import Message, candidate_scorer
 from ..records import LLMCall
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from . import prompts
 from .parsing import parse_reply
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..worlds.catalogue import domains
 from ..env import StepInfo
 from ..llm import DECODINGS, LLM, Completion, Message, candidate_scorer
 from ..records import LLMCall
+from ..worlds.catalogue import domains
 from . import prompts
 from .admissible import candidate_actions, choose_action, free_head
 from .base import Agent
