@@ -3,8 +3,9 @@
 
 Each measurement is one `pddlworlds eval` command (STANDARD on the first N Blocksworld problems, a few
 steps each) timed from start to end: in process, every worker process loads its own model and gets
-cores / workers threads; against the server, worker threads share the one model the server loaded before
-the clock started (llama-cpp-python serves one request at a time, so workers queue there):
+cores / workers threads; against the server (a fresh one per measurement, so that no run replays another's
+cached prompts), worker threads share the one model the server loaded before the clock started
+(llama-cpp-python serves one request at a time, so workers queue there):
 
     python scripts/bench_serve.py --problems 4 --max-steps 8 --workers 1,2,4
 
@@ -82,17 +83,17 @@ def main() -> None:
             seconds, n = timed_eval(Path(tmp) / f"local-{workers}", ["--llm", "embedded"], workers, args)
             rows.append(("in-process", workers, n, seconds))
             print(f"in-process, {workers} worker(s): {n} episodes in {seconds:.1f} s", flush=True)
-        port = free_port()
-        server = start_server(port, args.server_threads)
-        try:
-            url = ["--llm", "openai:bench", "--base-url", f"http://127.0.0.1:{port}/v1"]
-            for workers in counts:
+        for workers in counts:  # a fresh server each time: its prompt cache would replay the last run's
+            port = free_port()
+            server = start_server(port, args.server_threads)
+            try:
+                url = ["--llm", "openai:bench", "--base-url", f"http://127.0.0.1:{port}/v1"]
                 seconds, n = timed_eval(Path(tmp) / f"served-{workers}", url, workers, args)
-                rows.append(("pddlworlds serve", workers, n, seconds))
-                print(f"server, {workers} worker(s): {n} episodes in {seconds:.1f} s", flush=True)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
+            rows.append(("pddlworlds serve", workers, n, seconds))
+            print(f"server, {workers} worker(s): {n} episodes in {seconds:.1f} s", flush=True)
     print(f"load average after: {os.getloadavg()}")
     print(f"\n{args.agent} on the first {args.problems} {args.domain} problems, at most {args.max_steps} steps each")
     print("| backend | workers | episodes | wall s | episodes / min |")

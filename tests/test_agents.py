@@ -392,8 +392,8 @@ def test_retrieval_bound_and_bad_retrievals() -> None:
     assert sent[3] == TASK + s1 + "Subgoal 2: put b2 down\n" + note(1) + cue(2)
     assert sent[4] == TASK + s1 + "Subgoal 2: put b2 down\n" + note(1) + note(1) + FORCED + cue(2)
     bad = f"Action: retrieve 1\nObservation: {t[1].observation}\n"
-    err2 = "Action: retrieve(2)\nCannot retrieve subgoal 2: finished subgoals are 1.\n"
-    err7 = "Action: retrieve(7)\nCannot retrieve subgoal 7: finished subgoals are 1.\n"
+    err2 = "Action: retrieve(2)\nObservation: Cannot retrieve subgoal 2: finished subgoals are 1.\n"
+    err7 = "Action: retrieve(7)\nObservation: Cannot retrieve subgoal 7: finished subgoals are 1.\n"
     base = TASK + s1 + "Subgoal 2: put b2 down\n" + note(1) + note(1) + bad
     assert sent[5:] == [base + cue(2), base + err2 + cue(2), base + err2 + err7 + FORCED + cue(2)]
     assert [c.purpose for c in t[2].calls] == ["retrieve", "retrieve", "action"]  # the count restarts
@@ -401,6 +401,17 @@ def test_retrieval_bound_and_bad_retrievals() -> None:
     assert f1 not in sent[5]  # subgoal 1 stays in full while subgoal 2 is current
     sub2 = record.memory[1]
     assert sub2["subgoal"] == "put b2 down" and sub2["retrieved"] == [1, 1] and sub2["steps"] == [2, 3]
+
+
+def test_refused_retrievals_leave_the_prompt_at_the_next_step() -> None:
+    """A refused retrieval is an observation until the agent acts; then it is gone from the memory."""
+    replies = [f"Subgoal: {SUBGOAL_1}\nAction: retrieve(1)", f"Action: {PLAN[0]}", f"Action: {PLAN[1]}"]
+    record, requests, _ = play("hiagent", ScriptedModel(replies), max_steps=2)
+    sent = [user(r) for r in requests]
+    refusal = "Action: retrieve(1)\nObservation: Cannot retrieve subgoal 1: no subgoal is finished yet.\n"
+    assert refusal in sent[1] and refusal not in sent[2]
+    assert [s.action for s in record.trajectory] == PLAN[:2]
+    assert "Cannot retrieve" not in record.trajectory[1].memory_view
 
 
 def test_reworded_subgoal_continues_it() -> None:

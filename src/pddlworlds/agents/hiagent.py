@@ -142,7 +142,11 @@ class HiAgent(LLMAgent):
             return reply.action
 
     def observe(self, action: str, observation: str, info: StepInfo) -> None:
-        self.wm.ensure_current().pairs.append(Pair(action, observation, step=int(info["step"])))
+        """Record the step; refused retrievals before it leave the prompt (they said nothing about the
+        world, and a model that keeps asking would otherwise fill its memory with them)."""
+        subgoal = self.wm.ensure_current()
+        subgoal.pairs = [p for p in subgoal.pairs if not (p.kind == "retrieval" and p.retrieved is None)]
+        subgoal.pairs.append(Pair(action, observation, step=int(info["step"])))
 
     # ---- subgoals ------------------------------------------------------------------------------
 

@@ -202,9 +202,11 @@ def retrieval_note(index: int) -> str:
 
 
 def retrieval_error(index: int | None, finished: list[int]) -> str:
+    """What follows a refused `retrieve(k)`: an observation like any other, so the reply's stop sequence
+    ends a model that goes on writing after it (it stays only until the next environment step)."""
     which = f"subgoal {index}" if index is not None else "a subgoal without its number"
     known = f"finished subgoals are {', '.join(map(str, finished))}" if finished else "no subgoal is finished yet"
-    return f"Cannot retrieve {which}: {known}.\n"
+    return f"Observation: Cannot retrieve {which}: {known}.\n"
 
 
 def _met_word(met: bool | None) -> str:

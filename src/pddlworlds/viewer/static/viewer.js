@@ -269,7 +269,7 @@
       const subgoal = /^Subgoal (\d+):/.exec(line);
       if (subgoal) { inRetrieved = shown.has(subgoal[1]); cls = "subgoalline"; }
       else if (/^Summary( \(met: (yes|no|unknown)\))?:/.test(line)) cls = "summaryline";
-      else if (/^Retrieved subgoal \d+|^\s{2}(Action|Observation):|^Cannot retrieve|^Action: retrieve|is shown in full above, in place of its summary/i.test(line)
+      else if (/^Retrieved subgoal \d+|^\s{2}(Action|Observation):|^(Observation: )?Cannot retrieve|^Action: retrieve|is shown in full above, in place of its summary/i.test(line)
                || (inRetrieved && /^(Action|Observation):/.test(line))) cls = "retrieved";
       return cls ? `<span class="${cls}">${esc(line)}</span>` : esc(line);
     }).join("\n");
