@@ -31,6 +31,10 @@ class LLMCall:
     cached_tokens: int | None = None  # prompt tokens the backend took from its cache (None: not known)
     prompt_eval_s: float | None = None  # latency up to the first generated token (None: not known)
     generation_s: float | None = None  # the rest of the latency
+    # the admissible-action setting only: how many actions the model chose among, and the summed token
+    # log-probability of the reply it chose
+    candidates: int | None = None
+    logprob: float | None = None
 
 
 @dataclass

@@ -66,8 +66,9 @@ class HiAgent(LLMAgent):
         example: bool | None = None,
         name: str | None = None,
         insights: Insights = None,
+        decoding: str = "free",
     ):
-        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights)
+        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights, decoding=decoding)
         self.hide_finished = hide_finished
         # With nothing hidden there is nothing to summarise or to bring back.
         self.summarize = summarize and hide_finished
@@ -118,9 +119,14 @@ class HiAgent(LLMAgent):
             memory = self.memory_text()
             current = self.wm.current
             cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
-            completion, call = self._call("action", self.messages(memory, cue), self.max_tokens, prompts.ACTION_STOP)
-            calls.append(call)
-            reply = Reply(None, ERROR_ACTION) if completion.error else parse_reply(completion.text)
+            messages = self.messages(memory, cue)
+            if self.decoding == "admissible":  # the model writes its subgoal line; the action is chosen
+                offered = [s.index for s in self.wm.finished()] if self.retrieve and not forced else []
+                reply, call = self._admissible_reply(messages, calls, head=True, retrievable=offered)
+            else:
+                completion, call = self._call("action", messages, self.max_tokens, prompts.ACTION_STOP)
+                calls.append(call)
+                reply = Reply(None, ERROR_ACTION) if completion.error else parse_reply(completion.text)
             is_retrieval, k = parse_retrieve(reply.action)
             retrieving = self.retrieve and is_retrieval and not forced
             if retrieving:

@@ -4,6 +4,9 @@ record, and the per-step details `Agent.run` stores (including the in-trial cont
 A reply the backend reports as unusable (`Completion.error`, e.g. an empty or malformed reply) never
 raises: the step sends the empty action, which the environment counts as an invalid step. An exception
 raised by `llm.chat` itself propagates, so the runner records it as the episode's fault.
+
+`decoding="admissible"` makes the action calls choose among the valid actions (`admissible.py`) instead of
+letting the model write them; it needs a backend that scores texts and is recorded in the agent's flags.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..worlds.catalogue import domains
 from ..env import StepInfo
-from ..llm import LLM, Completion, Message
+from ..llm import DECODINGS, LLM, Completion, Message, candidate_scorer
 from ..records import LLMCall
+from ..worlds.catalogue import domains
 from . import prompts
+from .admissible import candidate_actions, choose_action, free_head
 from .base import Agent
 from .examples import Example, example_file, load_example
+from .parsing import Reply, parse_reply
 from .unsolvable_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
@@ -36,7 +41,20 @@ ERROR_ACTION = ""
 class LLMAgent(Agent):
     """Shared plumbing of the LLM agents; subclasses write `_system_text` and `act`."""
 
-    def __init__(self, llm: LLM, *, max_tokens: int, example: bool | None = None, insights: Insights = None):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_tokens: int,
+        example: bool | None = None,
+        insights: Insights = None,
+        decoding: str = "free",
+    ):
+        if decoding not in DECODINGS:
+            raise ValueError(f"unknown decoding {decoding!r}; decodings: {', '.join(DECODINGS)}")
+        if decoding == "admissible":
+            candidate_scorer(llm)  # a backend that cannot score candidates is refused here, before any episode
+        self.decoding = decoding
         self.llm = llm
         self.insights = insights
         self.insight_texts: list[str] = []
@@ -49,6 +67,7 @@ class LLMAgent(Agent):
         self.system = ""
         self.task = ""
         self._details: dict[str, Any] = {}
+        self._env: gym.Env | None = None
 
     def flags(self) -> dict[str, Any]:
         """What the run configuration records: the prompts' version, and each shipped domain's example
@@ -66,6 +85,7 @@ class LLMAgent(Agent):
             "examples": examples,
             "max_tokens": self.max_tokens,
             **({"insights": list(self.insight_texts)} if self.insights is not None else {}),
+            **({"decoding": self.decoding} if self.decoding != "free" else {}),
         }
 
     def _example_for(self, folder: Path, mode: str) -> Example | None:
@@ -75,6 +95,7 @@ class LLMAgent(Agent):
         return self._examples[key]
 
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
+        self._env = env
         base = env.unwrapped
         world = base.world
         self.look_around = base.observation_mode == "changes"
@@ -116,6 +137,22 @@ class LLMAgent(Agent):
             generation_s=completion.generation_s,
         )
         return completion, call
+
+    def _admissible_reply(
+        self, messages: list[Message], calls: list[LLMCall], *, head: bool, retrievable: list[int] | None = None
+    ) -> tuple[Reply, LLMCall]:
+        """The turn's reply in the admissible setting: the most probable valid action or offered
+        meta-action, after the model's own subgoal line when `head` (the reply format states one)."""
+        text = ""
+        if head:
+            text, head_call = free_head(self.llm, messages, self.max_tokens)
+            calls.append(head_call)
+        actions = candidate_actions(self._env, look_around=self.look_around, retrievable=retrievable or [])
+        pick = choose_action(self.llm, messages, actions, text)
+        calls.append(pick.call)
+        if pick.call.error is not None:
+            return Reply(None, ERROR_ACTION), pick.call
+        return Reply(parse_reply(pick.reply).subgoal, pick.action), pick.call
 
     def step_details(self) -> dict[str, Any]:
         return dict(self._details)

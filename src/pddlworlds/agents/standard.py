@@ -6,6 +6,7 @@ import gymnasium as gym
 
 from ..env import StepInfo
 from ..llm import LLM
+from ..records import LLMCall
 from . import prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair
@@ -19,8 +20,16 @@ class StandardAgent(LLMAgent):
 
     name = "standard"
 
-    def __init__(self, llm: LLM, *, max_tokens: int = 64, example: bool | None = None, insights: Insights = None):
-        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights)
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_tokens: int = 64,
+        example: bool | None = None,
+        insights: Insights = None,
+        decoding: str = "free",
+    ):
+        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights, decoding=decoding)
         self.history: list[Pair] = []
 
     def _system_text(self, world) -> str:
@@ -35,9 +44,13 @@ class StandardAgent(LLMAgent):
 
     def act(self, observation: str, info: StepInfo) -> str:
         memory = self.memory_text()
-        completion, call = self._call(
-            "action", self.messages(memory, prompts.standard_cue()), self.max_tokens, prompts.ACTION_STOP
-        )
+        messages = self.messages(memory, prompts.standard_cue())
+        if self.decoding == "admissible":  # the cue ends on "Action:": the action follows it directly
+            calls: list[LLMCall] = []
+            reply, call = self._admissible_reply(messages, calls, head=False)
+            self._set_details(call, calls, memory)
+            return reply.action
+        completion, call = self._call("action", messages, self.max_tokens, prompts.ACTION_STOP)
         action = ERROR_ACTION if completion.error else parse_reply(completion.text).action
         self._set_details(call, [call], memory)
         return action

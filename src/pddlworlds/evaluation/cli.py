@@ -263,6 +263,11 @@ def add_eval_parsers(subparsers: Any) -> None:
         "then assembles its prompt as AgentBoard's own agent does (stop newline, 100 new tokens); its "
         "sha256 is kept in the run configuration",
     )
+    p.add_argument(
+        "--decoding", default="free", choices=["free", "admissible"],
+        help="free (default): the model writes its actions; admissible: it picks the most probable valid action "
+        "(embedded model only; a setting of its own, not comparable with published numbers)",
+    )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     add_format_option(p, "the results table at the end")
     _add_insight_options(p)

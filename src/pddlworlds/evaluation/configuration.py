@@ -12,7 +12,7 @@ from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "config_differences"]
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "decoding_words"]
 
 
 CONFIG_FORMAT = 1
@@ -57,6 +57,8 @@ def build_config(
         config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
     if plan.prompt_file is not None:
         config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": file_sha256(plan.prompt_file)}
+    if plan.decoding != "free":  # the admissible-action setting: not comparable with published numbers
+        config["decoding"] = plan.decoding
     if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
@@ -64,6 +66,16 @@ def build_config(
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
     return config
+
+
+def decoding_words(config: dict[str, Any]) -> str:
+    """How the run's LLM agents picked their actions, in words (the report's header)."""
+    if config.get("decoding", "free") == "free":
+        return "**free** (the model writes each action)"
+    return (
+        f"**{config['decoding']}** (the model's log-probability picks among the valid actions and the meta-actions "
+        "the prompt offers; not comparable with published numbers, which are all free decoding)"
+    )
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:

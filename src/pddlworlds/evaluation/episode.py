@@ -87,7 +87,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     episode as a fault: `error` {kind, message, count}, no score. Raw replies are stored once, cut to
     `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
-    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file)
+    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.decoding)
     llm = llm_for(backend) if needs_llm else None
     # an LLM agent of a trial reads the insights its memory handed out for the trial
     agent = factory(llm, insights=spec.insights.selector()) if spec.insights is not None and needs_llm else factory(llm)

@@ -125,8 +125,9 @@ def build_plan(args: argparse.Namespace) -> Any:
         agents = agent_names()
     if not agents:
         raise ValueError("--agents is empty")
+    decoding = getattr(args, "decoding", None) or "free"
     for agent in agents:
-        resolve_agent(agent)
+        resolve_agent(agent, getattr(args, "prompt_file", None), decoding)
     agents = list(dict.fromkeys(agents))
     from ..worlds.profiles import get_profile
 
@@ -165,6 +166,8 @@ def build_plan(args: argparse.Namespace) -> Any:
         except FileNotFoundError as exc:
             raise ValueError(f"--lora: {exc}") from None
         backend = dataclasses.replace(backend, lora=None if adapter is None else str(adapter))
+    if decoding != "free" and (backend.backend is None or not backend.backend.scores_candidates):
+        raise ValueError(f"--decoding {decoding} needs a backend that scores given texts (embedded), not --llm {args.llm}")
     problems = names_list(args.problems) if args.problems else None
     from ..artefacts.proofs import split_unsolvable
 
@@ -195,6 +198,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
         profile=profile,
         prompt_file=prompt_file,
+        decoding=decoding,
     )
 
 

@@ -43,6 +43,7 @@ class EpisodeSpec:
     profile: str = DEFAULT_PROFILE  # whose text and scoring rules the environment plays by
     allow_impossible: bool = False  # the env offers the `impossible` action
     prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
+    decoding: str = "free"  # how LLM agents pick their action (`pddlworlds.llm.DECODINGS`)
     insights: InsightSource | None = None  # what an LLM agent of a trial reads (its memory's `use(...)`)
     trial: int | None = None
 
@@ -58,12 +59,17 @@ def agent_names() -> list[str]:
     return list(AGENT_NAMES)
 
 
-def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[Any], Any], bool]:
+def resolve_agent(
+    name: str, prompt_file: str | None = None, decoding: str = "free"
+) -> tuple[Callable[[Any], Any], bool]:
     """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
 
     A factory of your own says it needs no model with an attribute `needs_llm = False`. `prompt_file` goes
-    to the built-in agents whose registry entry takes that option (STANDARD).
+    to the built-in agents whose registry entry takes that option (STANDARD), `decoding` (other than
+    "free") to the LLM agents that take it; an LLM agent that cannot honour it is refused here.
     """
+    if decoding != "free" and ":" in name:
+        raise EvaluationError(f"--decoding {decoding} applies to the built-in LLM agents, not {name!r}")
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -81,7 +87,14 @@ def resolve_agent(name: str, prompt_file: str | None = None) -> tuple[Callable[[
     from ..agents import AGENTS
 
     entry = AGENTS[name]
-    options = {"prompt_file": prompt_file} if prompt_file is not None and "prompt_file" in entry.options else {}
+    options: dict[str, Any] = {}
+    if prompt_file is not None and "prompt_file" in entry.options:
+        options["prompt_file"] = prompt_file
+    if decoding != "free" and entry.needs_llm:
+        if "decoding" not in entry.options or "prompt_file" in options:
+            what = "with an AgentBoard --prompt-file" if "prompt_file" in options else ""
+            raise EvaluationError(f"--decoding {decoding} does not apply to agent {name!r} {what}".rstrip())
+        options["decoding"] = decoding
     return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
 
 
@@ -104,6 +117,7 @@ class RunPlan:
     profile: str = DEFAULT_PROFILE  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
     prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
+    decoding: str = "free"  # `--decoding`: "admissible" makes LLM agents choose among the valid actions
     insights: InsightSource | None = None  # set per trial by `evaluation.trials`: the memory's `use(...)`
     trial: int | None = None  # and the trial
 
@@ -116,7 +130,7 @@ class RunPlan:
         return [
             EpisodeSpec(
                 agent, domain, self.split, problem, seed, self.max_steps,
-                self.profile, self.allow_impossible, self.prompt_file, self.insights, self.trial,
+                self.profile, self.allow_impossible, self.prompt_file, self.decoding, self.insights, self.trial,
             )
             for domain, problems in self.problems.items()
             for problem in problems
@@ -125,7 +139,7 @@ class RunPlan:
         ]
 
     def needs_llm(self) -> bool:
-        return any(resolve_agent(a, self.prompt_file)[1] for a in self.agents)
+        return any(resolve_agent(a, self.prompt_file, self.decoding)[1] for a in self.agents)
 
 
 def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
@@ -139,6 +153,7 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         profile=config.get("profile", DEFAULT_PROFILE),
         allow_impossible=bool(config.get("allow_impossible", False)),
         prompt_file=(config.get("prompt_file") or {}).get("path"),
+        decoding=config.get("decoding", "free"),
     )
     return plan.episodes()
 

@@ -9,7 +9,18 @@ Backend modules import their libraries (llama.cpp, openai) only when a model is 
 
 from __future__ import annotations
 
-from .base import LLM, SERVICE_ERROR_KINDS, Completion, LLMServiceError, LLMUnavailableError, Message
+from .base import (
+    DECODINGS,
+    LLM,
+    SERVICE_ERROR_KINDS,
+    CandidateScorer,
+    Choice,
+    Completion,
+    LLMServiceError,
+    LLMUnavailableError,
+    Message,
+    candidate_scorer,
+)
 from .embedded import (
     DEFAULT_ADAPTER,
     DEFAULT_MODEL_ID,
@@ -35,6 +46,7 @@ from .registry import (
 
 __all__ = [
     "BACKENDS",
+    "DECODINGS",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
     "LLM",
@@ -44,12 +56,15 @@ __all__ = [
     "SHIPPED_ADAPTER",
     "Backend",
     "BackendSpec",
+    "CandidateScorer",
+    "Choice",
     "Completion",
     "EmbeddedLLM",
     "LLMServiceError",
     "LLMUnavailableError",
     "Message",
     "OpenAICompatibleLLM",
+    "candidate_scorer",
     "default_model_path",
     "format_gemma_chat",
     "format_plain",

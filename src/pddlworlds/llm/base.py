@@ -1,6 +1,8 @@
 """What agents see of a language model: the `LLM` protocol and the records it trades in.
 
-Agents only call ``chat(messages) -> Completion`` and ``count_tokens(text)``. A reply the model gave but
+Agents only call ``chat(messages) -> Completion`` and ``count_tokens(text)``; in the admissible-action
+setting (`DECODINGS`) they call ``choose(messages, continuations) -> Choice`` instead of ``chat`` for their
+action, which only backends that can score a given text (`CandidateScorer`) offer. A reply the model gave but
 that is unusable comes back as a `Completion` with ``error`` set (``text`` ""), so an agent can record an
 invalid step and go on. Benchmark defaults: temperature 0, top_p 1.
 """
@@ -13,7 +15,24 @@ from typing import Protocol, runtime_checkable
 
 from ..printable import printable, valid_text
 
-__all__ = ["LLM", "SERVICE_ERROR_KINDS", "Completion", "LLMServiceError", "LLMUnavailableError", "Message"]
+__all__ = [
+    "DECODINGS",
+    "LLM",
+    "SERVICE_ERROR_KINDS",
+    "CandidateScorer",
+    "Choice",
+    "Completion",
+    "LLMServiceError",
+    "LLMUnavailableError",
+    "Message",
+    "candidate_scorer",
+]
+
+#: How an agent turns the model into an action. "free": the model writes its reply (the setting of every
+#: comparison with published numbers). "admissible": the model's own log-probability of each currently
+#: valid action (and each meta-action the prompt offers) picks one; a declared setting of its own, never
+#: comparable with published numbers.
+DECODINGS = ("free", "admissible")
 
 
 @dataclass(frozen=True)
@@ -68,6 +87,40 @@ class LLM(Protocol):
     ) -> Completion: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A backend's pick among given continuations of the prompt: `index` of the most probable one, and
+    `logprobs`, each continuation's summed token log-probability (in the order given).
+
+    `prompt_tokens` is the prompt's length, `scored_tokens` how many candidate tokens the model evaluated
+    (shared prefixes are evaluated once), `latency_s` the whole call.
+    """
+
+    index: int
+    logprobs: tuple[float, ...]
+    prompt_tokens: int
+    scored_tokens: int
+    latency_s: float
+
+
+@runtime_checkable
+class CandidateScorer(Protocol):
+    """A model that can say how probable a given continuation of a prompt is (the admissible setting)."""
+
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice: ...
+
+
+def candidate_scorer(llm: object) -> CandidateScorer:
+    """`llm` as a `CandidateScorer`, or a ValueError saying that this backend cannot score candidates."""
+    if isinstance(llm, CandidateScorer):
+        return llm
+    name = getattr(llm, "model_id", type(llm).__name__)
+    raise ValueError(
+        f"--decoding admissible needs a model that scores given texts by log-probability (the embedded "
+        f"backend); {name} ({type(llm).__name__}) does not: use --decoding free"
+    )
 
 
 class LLMUnavailableError(RuntimeError):

@@ -17,7 +17,7 @@ from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
 from .adapter_check import check_adapter
-from .base import Completion, Message
+from .base import Choice, Completion, Message
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates
 from .prompt_formats import gemma_chat_pieces, plain_pieces
 from .tokenising import tokenize_pieces
@@ -349,6 +349,25 @@ class EmbeddedLLM:
                 "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing
             )
         return Completion(text, len(tokens), completion_tokens, end - start, **timing)
+
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
+        """The most probable of `continuations` as the reply to `messages` (the admissible-action
+        setting): each one's summed token log-probability, scored by `scoring.score_continuations`."""
+        from .scoring import score_continuations
+
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        start = time.perf_counter()
+        with self._lock:
+            tokens = tokenize_pieces(self._llama, pieces)
+            candidates = [tokenize_pieces(self._llama, [(c, False)], add_bos=False) for c in continuations]
+            self._states.prepare(self._llama, tokens)  # a saved state may hold more of the prompt
+            try:
+                scores = score_continuations(self._llama, tokens, candidates)
+            except RuntimeError:  # llama_decode failure: the KV cache may be half-written
+                self._llama.reset()
+                raise
+        best = max(range(len(continuations)), key=lambda i: scores.logprobs[i])
+        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start)
 
 
 @contextlib.contextmanager

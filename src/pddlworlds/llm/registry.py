@@ -77,6 +77,7 @@ class Backend:
     arg_required: bool = False
     takes_base_url: bool = False
     takes_lora: bool = False  # accepts a LoRA adapter file (`--lora`)
+    scores_candidates: bool = False  # its models are `CandidateScorer`s (`--decoding admissible`)
     processes: bool = False
     default_workers: int | None = 4
     label: str | Callable[[dict[str, Any]], str] | None = None
@@ -110,6 +111,7 @@ BACKENDS: Registry[Backend] = Registry("model backend", plural="backends", entri
         processes=True,
         default_workers=None,
         takes_lora=True,
+        scores_candidates=True,
         label="pddlworlds.llm.embedded:label",
     ),
     "openai": Backend(
