@@ -34,7 +34,7 @@ from .problems import exclude_shipped, generate_training_problems
 
 __all__ = ["ROLLOUT_EPISODES_FILE", "ROLLOUT_SEEDS", "rollout_dataset"]
 
-#: The round's episode summaries (not a run folder's `episodes.jsonl`: these are not episode records).
+#: The round's episode summaries (not a run folder's episode records: these have fields of their own).
 ROLLOUT_EPISODES_FILE = "rollout_episodes.jsonl"
 
 #: Default generator seeds of on-policy problems (the expert data's default is 1001-1010).
