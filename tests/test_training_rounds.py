@@ -258,3 +258,41 @@ def test_tiny_on_policy_round_end_to_end(tmp_path):
     assert summary["steps_done"] == 1 and summary["data"]["calls"] == len(rows) + 2
     assert summary["data"]["manifests"][str(tmp_path / "round1")]["round"] == "round1"
     assert summary["data"]["by_domain"]["blocksworld"]["skipped_too_long"] == 0
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path):
+    """A background fit that is sent SIGTERM finishes the step under way and ends as --max-minutes ends it:
+    a checkpoint of the steps done, an adapter and a summary saying it stopped early."""
+    pytest.importorskip("torch")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    data = _tiny_data(tmp_path / "data")
+    out = tmp_path / "fit"
+    cmd = [sys.executable, "-m", "pddlworlds.cli", "train", "fit", "--data", str(data), "--out", str(out),
+           "--max-len", "128", "--steps", "100000", "--threads", "1", "--checkpoint-every", "1000", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 600
+        while not ((out / "log.jsonl").is_file() and (out / "log.jsonl").read_text().count("\n") >= 2):
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "no training step logged in 10 minutes"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr[-2000:]
+    assert "SIGTERM: stopping after the current step" in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    logged = (out / "log.jsonl").read_text().count("\n")
+    assert summary["stopped_early"] and 2 <= summary["steps_done"] == logged < 100000
+    assert json.loads(stdout.strip().splitlines()[-1])["steps_done"] == summary["steps_done"]
+    assert (out / "adapter.gguf").is_file() and summary["adapter_gguf_sha256"]
+    import torch
+
+    assert torch.load(out / "checkpoint.pt", weights_only=False)["step"] == summary["steps_done"]

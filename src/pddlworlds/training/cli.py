@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +67,30 @@ def cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _stop_on_signal() -> Iterator[threading.Event]:
+    """SIGTERM or Ctrl-C asks a fit to end after the step under way, with its checkpoint and adapter (a
+    background run can then be measured or moved); a second signal stops at once, losing only that step."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print(f"pddlworlds train fit: {signal.Signals(signum).name}: stopping after the current step "
+              "(checkpoint, adapter and summary follow); send it again to stop now", file=sys.stderr, flush=True)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     from .trainer import TrainConfig, train
 
@@ -86,7 +115,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         init=str(args.init) if args.init else None,
     )
     try:
-        summary = train(config, progress=not args.no_progress)
+        with _stop_on_signal() as stop:
+            summary = train(config, progress=not args.no_progress, stop=stop)
     except (OSError, ImportError) as exc:
         raise _one_line(exc) from exc
     print(json.dumps(summary))
@@ -159,7 +189,9 @@ def add_parsers(sub: Any) -> None:
     d.add_argument("--no-progress", action="store_true")
     d.set_defaults(func=cmd_data)
 
-    f = tsub.add_parser("fit", help="fine-tune a LoRA adapter on the embedded model (resumes from OUT)")
+    f = tsub.add_parser("fit", help="fine-tune a LoRA adapter on the embedded model (resumes from OUT)",
+                        description="Fine-tune a LoRA adapter; the same command resumes from OUT. SIGTERM or "
+                        "Ctrl-C ends the run after the current step, with a checkpoint and an adapter.")
     f.add_argument("--data", required=True,
                    help="dataset folder(s) from `train data` / `train rollout`, comma-separated (they aggregate)")
     f.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, adapter, adapter GGUF")

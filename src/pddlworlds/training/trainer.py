@@ -18,6 +18,7 @@ import os
 import platform
 import random
 import shutil
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -261,8 +262,10 @@ def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, s
     return torch.nn.functional.cross_entropy(logits.float(), labels)
 
 
-def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
-    """Fine-tune (or resume) per `config`; returns the summary also written to `out/summary.json`."""
+def train(config: TrainConfig, progress: bool = True, stop: threading.Event | None = None) -> dict[str, Any]:
+    """Fine-tune (or resume) per `config`; returns the summary also written to `out/summary.json`. Once
+    `stop` is set (the CLI sets it on SIGTERM or Ctrl-C), the step under way finishes and the run ends as
+    `--max-minutes` ends it: checkpoint, adapter, summary."""
     check_config(config)
     rows = training_rows(config.data, config.agents, config.domains)  # the data checked before the model is loaded or anything is written
     out = Path(config.out)
@@ -348,7 +351,9 @@ def train(config: TrainConfig, progress: bool = True) -> dict[str, Any]:
     stopped_early = False
     run_start = loop_start = time.perf_counter()
     while step < total:
-        if config.max_minutes and time.perf_counter() - loop_start > config.max_minutes * 60:
+        if (stop is not None and stop.is_set()) or (
+            config.max_minutes and time.perf_counter() - loop_start > config.max_minutes * 60
+        ):
             stopped_early = True
             break
         t0 = time.perf_counter()
