@@ -18,7 +18,6 @@ from pddlworlds.llm import (
     Message,
     OpenAICompatibleLLM,
     format_gemma_chat,
-    format_plain,
 )
 from pddlworlds.llm.prompt_formats import gemma_chat_pieces, plain_pieces
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
