@@ -124,7 +124,8 @@ class EpisodeRecord:
         return cls.from_dict({k: v for k, v in line.items() if k in names})
 
 
-#: The keys a run stores beside a record's fields (`artefacts.runs.EpisodeMeta` reads `meta`), with their types.
+#: The keys a run stores beside a record's fields, with their types (`artefacts.runs.EpisodeMeta` reads
+#: `meta`).
 RUN_KEYS: dict[str, Any] = {"meta": dict[str, Any] | None}
 
 
@@ -158,7 +159,9 @@ def check_stored(
         raise RecordError(problem, source, line_no)
 
 
-def fields_problem(types: Mapping[str, Any], data: Mapping[str, Any], *, page_safe: bool = False) -> str | None:
+def fields_problem(
+    types: Mapping[str, Any], data: Mapping[str, Any], *, page_safe: bool = False
+) -> str | None:
     """What is wrong with the fields of `data` that `types` names (field -> type, as a dataclass declares
     them; a field `data` lacks is fine), in the words `check_stored` uses; None when nothing. With
     `page_safe`, as `check_stored`'s: every field's value, named or not, is bounded too."""
@@ -192,7 +195,9 @@ def _declared(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
     return typing.get_type_hints(cls), {f.name: f for f in fields(cls)}
 
 
-def _problems(cls: type, data: Any, where: str, complete: bool, page_safe: bool, top: bool = False) -> str | None:
+def _problems(
+    cls: type, data: Any, where: str, complete: bool, page_safe: bool, top: bool = False
+) -> str | None:
     """What is wrong with `data` as a `cls` (a dataclass), as words naming the field; None when nothing."""
     if not isinstance(data, dict):
         return f"{where or 'the line'} is {_describe(data)}, not an object"

@@ -17,8 +17,9 @@ __all__ = ["Vocabulary", "tokenize_pieces"]
 
 
 class Vocabulary(Protocol):
-    """What tokenises: `llama_cpp.Llama`, or training's wrapper of a Hugging Face tokenizer (so that training
-    tokenises a call with this same function). `special`: whether control-token text becomes control tokens."""
+    """What tokenises: `llama_cpp.Llama`, or training's wrapper of a Hugging Face tokenizer (so that
+    training tokenises a call with this same function). `special`: whether control-token text becomes
+    control tokens."""
 
     def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]: ...
 
