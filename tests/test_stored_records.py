@@ -4,6 +4,7 @@ report, resume and view turn a field of the wrong type into one error naming the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -120,3 +121,40 @@ def test_from_stored_checks_every_field_and_keeps_the_runs_own_keys_out(stored_r
     with pytest.raises(RecordError, match=r"the line is a list, not an object"):
         check_stored([line])
     check_stored({"agent": "a", "domain": "d", "problem": "p"}, complete=False)  # the viewer's older records
+
+
+def test_page_safe_adds_exact_numbers_and_bounded_nesting_to_the_one_check(stored_run):
+    """What a web page cannot show is refused only where asked (`page_safe`, the viewer); the field types
+    are the record's own either way."""
+    line = json.loads((stored_run / "episodes.jsonl").read_text().splitlines()[0])
+    step = line["trajectory"][0]
+    call = {"purpose": "action", "prompt_tokens": 1, "completion_tokens": 1, "latency_s": 0.1, "raw_output": "x"}
+    deep = json.loads("[" * 70 + "]" * 70)
+    cases = [
+        ({**line, "steps": 2**53}, "steps is a number, expected an integer from -(2**53 - 1) to 2**53 - 1"),
+        ({**line, "run_time_s": -1e300}, "run_time_s is a number, expected a number from -(2**53 - 1)"),
+        ({**line, "trajectory": [{**step, "calls": [{**call, "cached_tokens": 2**60}]}]},
+         "trajectory[0].calls[0].cached_tokens is a number, expected an integer"),
+        ({**line, "flags": {"a": deep}}, "flags nests deeper than 64 levels"),
+        ({**line, "newer_field": deep}, "newer_field nests deeper than 64 levels"),
+        ({**line, "trajectory": [{**step, "newer_field": deep}]}, "trajectory[0].newer_field nests deeper than 64"),
+    ]
+    for changed, expected in cases:
+        check_stored(changed, complete=False)  # a report or resume takes it: no page shows it
+        with pytest.raises(RecordError, match=re.escape(expected)):
+            check_stored(changed, complete=False, page_safe=True)
+    check_stored(line, page_safe=True)
+    check_stored({**line, "steps": 2**53 - 1, "flags": {"a": json.loads("[" * 60 + "]" * 60)}}, page_safe=True)
+
+
+@pytest.mark.parametrize("meta", ["x", [1], 3])
+def test_a_run_key_of_the_wrong_type_is_named_by_report_and_view(stored_run, tmp_path, capsys, meta):
+    out, path = _tamper(stored_run, tmp_path, _set("meta", meta))
+    code = main(["report", str(out), "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"{path}, line 2: not an episode record (meta is " in err and "not an object or null)" in err
+    with pytest.warns(ViewerWarning) as caught:
+        assert len(read_run(out).lines) == 1
+    assert [str(w.message) for w in caught] == [f"{path}, line 2: {err.split('(', 1)[1].split(')')[0]}; skipped"]
+    check_stored({**json.loads(path.read_text().splitlines()[0]), "meta": None})

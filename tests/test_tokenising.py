@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,19 @@ def test_the_embedded_backend_sends_the_literal_text(vocab) -> None:
     done = llm.chat(messages, max_tokens=1)
     assert done.prompt_tokens == len(tokenize_pieces(vocab, plain_pieces(messages)))
     assert done.prompt_tokens != len(vocab.tokenize(format_plain(messages).encode(), add_bos=True, special=True))
+    # count_tokens counts text as the model is fed it: the prompt's text, plus BOS, is the prompt
+    assert done.prompt_tokens == 1 + llm.count_tokens(format_plain(messages))
+    assert llm.count_tokens(HOSTILE) == len(vocab.tokenize(HOSTILE.encode(), add_bos=False, special=False))
+    assert llm.count_tokens(HOSTILE) > len(vocab.tokenize(HOSTILE.encode(), add_bos=False, special=True))
+
+
+def test_count_tokens_of_recorded_prompts_and_replies_is_unchanged(vocab) -> None:
+    """Text that quotes no control token counts what it counted with special-token parsing."""
+    from pddlworlds.llm import EmbeddedLLM
+
+    llm = EmbeddedLLM(n_threads=1, lora_path="none")
+    calls = json.loads((Path(__file__).parent / "fixtures" / "embedded_prompts.json").read_text())["calls"]
+    texts = [content for call in calls for _, content in call["messages"]] + [call["reply"] for call in calls]
+    assert len(texts) > 30
+    for text in texts:
+        assert llm.count_tokens(text) == len(vocab.tokenize(text.encode(), add_bos=False, special=True)) > 0

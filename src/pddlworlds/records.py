@@ -11,10 +11,26 @@ import math
 import os
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
-__all__ = ["EpisodeRecord", "LLMCall", "RecordError", "StepRecord", "check_stored"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_EXACT_INT",
+    "RUN_KEYS",
+    "EpisodeRecord",
+    "LLMCall",
+    "RecordError",
+    "StepRecord",
+    "check_stored",
+    "fields_problem",
+]
+
+#: Page-safe values nest no deeper than this (no record comes near it; deeper would only exhaust a stack).
+MAX_DEPTH = 64
+#: The largest integer a web page's script holds exactly (2**53 - 1): page-safe numbers stay within it.
+MAX_EXACT_INT = 2**53 - 1
 
 
 @dataclass
@@ -108,6 +124,11 @@ class EpisodeRecord:
         return cls.from_dict({k: v for k, v in line.items() if k in names})
 
 
+#: The keys a run stores beside a record's fields, with their types (`artefacts.runs.EpisodeMeta` reads
+#: `meta`).
+RUN_KEYS: dict[str, Any] = {"meta": dict[str, Any] | None}
+
+
 class RecordError(ValueError):
     """A stored line that is not an episode record; the message names the file and line when known."""
 
@@ -124,14 +145,27 @@ def check_stored(
     source: str | os.PathLike[str] | None = None,
     line_no: int | None = None,
     complete: bool = True,
+    page_safe: bool = False,
 ) -> None:
     """Raise `RecordError` unless `line` (a decoded JSON line) is an episode record: an object whose fields
     have the types `EpisodeRecord` declares, in its steps and their calls too (numbers finite, `bool` not
-    taken for a number). With `complete=False` (a reader that shows what is there, such as the viewer) a
-    missing field or an unknown one inside a step is allowed; the fields present are still checked."""
-    problem = _problems(EpisodeRecord, line, "", complete, top=True)
+    taken for a number), and whose run keys (`RUN_KEYS`) have theirs. With `complete=False` (a reader that
+    shows what is there, such as the viewer) a missing field or an unknown one inside a step is allowed; the
+    fields present are still checked. With `page_safe=True` (a web page shows the line) every number field
+    also holds a number the page's script holds exactly (`MAX_EXACT_INT`), and no value, known or not,
+    nests deeper than `MAX_DEPTH`."""
+    problem = _problems(EpisodeRecord, line, "", complete, page_safe, top=True)
     if problem:
         raise RecordError(problem, source, line_no)
+
+
+def fields_problem(
+    types: Mapping[str, Any], data: Mapping[str, Any], *, page_safe: bool = False
+) -> str | None:
+    """What is wrong with the fields of `data` that `types` names (field -> type, as a dataclass declares
+    them; a field `data` lacks is fine), in the words `check_stored` uses; None when nothing. With
+    `page_safe`, as `check_stored`'s: every field's value, named or not, is bounded too."""
+    return _fields(types, data, "", True, page_safe)
 
 
 _JSON_NAMES = {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "a string",
@@ -161,7 +195,9 @@ def _declared(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
     return typing.get_type_hints(cls), {f.name: f for f in fields(cls)}
 
 
-def _problems(cls: type, data: Any, where: str, complete: bool, top: bool = False) -> str | None:
+def _problems(
+    cls: type, data: Any, where: str, complete: bool, page_safe: bool, top: bool = False
+) -> str | None:
     """What is wrong with `data` as a `cls` (a dataclass), as words naming the field; None when nothing."""
     if not isinstance(data, dict):
         return f"{where or 'the line'} is {_describe(data)}, not an object"
@@ -174,12 +210,42 @@ def _problems(cls: type, data: Any, where: str, complete: bool, top: bool = Fals
         unknown = [k for k in data if k not in declared]
         if unknown and not top:  # a run's own keys (`meta`) sit beside the record's fields
             return f"{where}: unknown field(s) {', '.join(map(str, unknown))}"
+    return _fields({**RUN_KEYS, **hints} if top else hints, data, where, complete, page_safe)
+
+
+def _fields(
+    types: Mapping[str, Any], data: Mapping[str, Any], where: str, complete: bool, page_safe: bool
+) -> str | None:
     for name, value in data.items():
-        if name in declared:
-            problem = _value_problem(hints[name], value, f"{where}.{name}" if where else name, complete)
-            if problem:
-                return problem
+        at = f"{where}.{name}" if where else str(name)
+        hint = types.get(name)
+        if hint is not None and (problem := _value_problem(hint, value, at, complete, page_safe)):
+            return problem
+        # A list of records is walked record by record, each bounded on its own.
+        if page_safe and not _records_list(hint) and _depth(value) > MAX_DEPTH:
+            return f"{at} nests deeper than {MAX_DEPTH} levels"
     return None
+
+
+@functools.cache
+def _records_list(hint: Any) -> bool:
+    """Whether `hint` is a list of records (`list[StepRecord]`), which the walk enters."""
+    return any(origin is list and args and is_dataclass(args[0]) for origin, args in _options(hint))
+
+
+def _depth(value: Any) -> int:
+    """How deep `value` nests lists and objects (0 for a scalar), counted no further than MAX_DEPTH + 1."""
+    stack, deepest = [(value, 0)], 0
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 @functools.cache
@@ -189,20 +255,22 @@ def _options(hint: Any) -> tuple[tuple[Any, tuple[Any, ...]], ...]:
     return tuple((typing.get_origin(o) or o, typing.get_args(o)) for o in options)
 
 
-def _value_problem(hint: Any, value: Any, where: str, complete: bool) -> str | None:
+def _value_problem(hint: Any, value: Any, where: str, complete: bool, page_safe: bool) -> str | None:
     for origin, args in _options(hint):
         if origin is list and isinstance(value, list):
             for i, item in enumerate(value):
                 if is_dataclass(args[0]):
-                    problem = _problems(args[0], item, f"{where}[{i}]", complete)
+                    problem = _problems(args[0], item, f"{where}[{i}]", complete, page_safe)
                 else:
-                    problem = _value_problem(args[0], item, f"{where}[{i}]", complete)
+                    problem = _value_problem(args[0], item, f"{where}[{i}]", complete, page_safe)
                 if problem:
                     return problem
             return None
         if origin is dict and isinstance(value, dict):
             return None
         if _scalar_ok(origin, value):
+            if page_safe and origin in (int, float) and abs(value) > MAX_EXACT_INT:
+                return f"{where} is a number, expected {_wanted(origin)} from -(2**53 - 1) to 2**53 - 1"
             return None
     return f"{where} is {_describe(value)}, not {_wanted(hint)}"
 

@@ -171,16 +171,17 @@ class EpisodeLines:
 LineCheck = Callable[[Any], "str | None"]
 
 
-def record_problem(line: Any) -> str | None:
+def record_problem(line: Any, *, page_safe: bool = False) -> str | None:
     """`records.check_stored` as a line check that lets fields be missing (a reader showing what is there)
-    but the ones that place a line in a run (agent, domain, problem)."""
+    but the ones that place a line in a run (agent, domain, problem); `page_safe` as `check_stored`'s (the
+    viewer's: a line a web page shows)."""
     if not isinstance(line, dict):
         return f"expected a JSON object, found {type(line).__name__}"
     missing = [name for name in ("agent", "domain", "problem") if not isinstance(line.get(name), str)]
     if missing:
         return f"no {', '.join(missing)}"
     try:
-        check_stored(line, complete=False)
+        check_stored(line, complete=False, page_safe=page_safe)
     except RecordError as exc:
         return exc.problem
     return None

@@ -252,9 +252,11 @@ class EmbeddedLLM:
         return f"llama.cpp's tokenizer of {self.model_id} (the model's own vocabulary)"
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` in the model's vocabulary (no BOS; special tokens parsed)."""
+        """Tokens of ``text`` in the model's vocabulary (no BOS), as text: the agents count messages and
+        memory, which the model is fed without special-token parsing (`tokenising`), so `<eos>` written
+        in them counts as the tokens of its letters."""
         with self._lock:
-            return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+            return len(tokenize_pieces(self._llama, [(text, False)], add_bos=False))
 
     def reset(self) -> None:
         """Drop the KV cache and the saved prompt states, so the next call evaluates its whole prompt

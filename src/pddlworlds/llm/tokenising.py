@@ -11,16 +11,21 @@ gets exactly the tokens it got as one string (the shipped adapter was trained on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
-__all__ = ["tokenize_pieces"]
+__all__ = ["Vocabulary", "tokenize_pieces"]
 
 
-def tokenize_pieces(llama: Any, pieces: Sequence[tuple[str, bool]], add_bos: bool = True) -> list[int]:
-    """The tokens of a prompt given as (text, is a marker) pieces, BOS first when `add_bos`.
+class Vocabulary(Protocol):
+    """What tokenises: `llama_cpp.Llama`, or training's wrapper of a Hugging Face tokenizer (so that
+    training tokenises a call with this same function). `special`: whether control-token text becomes
+    control tokens."""
 
-    `llama` is a `llama_cpp.Llama` (anything with its `tokenize(text, add_bos, special)`).
-    """
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]: ...
+
+
+def tokenize_pieces(llama: Vocabulary, pieces: Sequence[tuple[str, bool]], add_bos: bool = True) -> list[int]:
+    """The tokens of a prompt given as (text, is a marker) pieces, BOS first when `add_bos`."""
     tokens: list[int] = list(llama.tokenize(b"", add_bos=add_bos, special=False)) if add_bos else []
     for text, marker in pieces:
         if text:

@@ -8,18 +8,33 @@ sees exactly the prompt the agent sent, and a whole STANDARD episode, or a HiAge
 its summary and retrieval calls, trains as one sequence. Loss is only on reply tokens; `parents` gives,
 for each of them, the position whose hidden state predicts it, so the trainer applies the LM head only
 there.
+
+A call is tokenised as the embedded backend tokenises it (`llm.tokenising.tokenize_pieces` over the prompt
+format's pieces): a reply that writes `<end_of_turn>` or an observation that quotes `<eos>` trains as the
+text the model was fed, never as control tokens.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..llm import Message, format_plain
+from ..llm import Message
+from ..llm.prompt_formats import plain_pieces
+from ..llm.tokenising import Vocabulary, tokenize_pieces
 
-__all__ = ["REPLY_END", "PackStats", "PackedSequence", "call_tokens", "pack_calls", "tree_masks"]
+__all__ = [
+    "REPLY_END",
+    "PackStats",
+    "PackedSequence",
+    "TokenizerVocabulary",
+    "call_tokens",
+    "pack_calls",
+    "tree_masks",
+]
 
 #: What ends a trained reply when its call recorded no stop sequence (data made before calls kept their
 #: stop): a blank line. Otherwise a reply ends with its call's first stop sequence, which the agent's
@@ -86,20 +101,35 @@ class PackStats:
     by_domain: dict[str, dict[str, int | float]] = field(default_factory=dict)  # filled by the trainer
 
 
+class TokenizerVocabulary:
+    """A Hugging Face tokenizer with llama.cpp's `tokenize(text, add_bos, special)`, so that training
+    tokenises with `tokenize_pieces` as inference does. Text without special parsing is
+    `split_special_tokens=True`: `<eos>` written in text is split as llama.cpp splits it, while the
+    tokenizer's ordinary added tokens (runs of newlines) still match, so text that quotes no control token
+    gets the ids it got with parsing."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        ids = self.tokenizer(text.decode("utf-8"), add_special_tokens=False, split_special_tokens=not special)
+        return ([self.tokenizer.bos_token_id] if add_bos else []) + list(ids["input_ids"])
+
+
 def call_tokens(
-    messages: Sequence[Message], reply: str, encode: Callable[[str, bool], list[int]], end: str = REPLY_END
+    messages: Sequence[Message], reply: str, vocab: Vocabulary, end: str = REPLY_END
 ) -> tuple[list[int], int]:
     """(tokens of prompt and reply, where the reply starts): the prompt as the embedded model gets it
-    (`llm.format_plain`, with BOS), the reply followed by `end` (what stops the call), tokenised apart as
-    llama.cpp generates it."""
-    prompt = encode(format_plain(messages), True)
-    answer = encode(reply + end, False)
+    (`llm.format_plain`'s pieces, with BOS), the reply followed by `end` (what stops the call) as text,
+    tokenised apart as llama.cpp generates it."""
+    prompt = tokenize_pieces(vocab, plain_pieces(messages))
+    answer = tokenize_pieces(vocab, [(reply + end, False)], add_bos=False)
     return prompt + answer, len(prompt)
 
 
 def pack_calls(
     calls: Iterable[tuple[Sequence[Message], str] | tuple[Sequence[Message], str, str]],
-    encode: Callable[[str, bool], list[int]],
+    vocab: Vocabulary,
     max_len: int,
 ) -> tuple[list[PackedSequence], PackStats]:
     """Pack calls in order; a sequence is closed when the next call would push it past `max_len`
@@ -108,7 +138,7 @@ def pack_calls(
     sequences: list[PackedSequence] = []
     current = PackedSequence()
     for messages, reply, *end in calls:
-        path, reply_from = call_tokens(messages, reply, encode, *end)
+        path, reply_from = call_tokens(messages, reply, vocab, *end)
         stats.calls += 1
         stats.lengths.append(len(path))
         if len(path) > max_len:

@@ -29,7 +29,7 @@ from ..host import cache_dir, default_threads
 from .data import call_from_json
 from .dataset import data_folders, length_report, read_manifest, training_rows
 from .options import check_range
-from .packing import PackedSequence, PackStats, pack_calls, tree_masks
+from .packing import PackedSequence, PackStats, TokenizerVocabulary, pack_calls, tree_masks
 
 __all__ = [
     "TARGET_MODULES",
@@ -137,14 +137,6 @@ def load_tokenizer(gguf_path: str | os.PathLike[str] | None = None) -> Any:
     return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
 
 
-def _encoder(tokenizer: Any):
-    def encode(text: str, bos: bool) -> list[int]:
-        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-        return ([tokenizer.bos_token_id] if bos else []) + list(ids)
-
-    return encode
-
-
 def check_config(config: TrainConfig) -> None:
     """Raise ValueError naming the option when a number is out of range (what the CLI's argument types
     refuse), before anything is loaded or written."""
@@ -169,7 +161,7 @@ def build_sequences(
     ValueError when no call fits in `config.max_len` tokens."""
     rows = training_rows(config.data, config.agents, config.domains) if rows is None else rows
     calls = [call_from_json(r) for r in rows]
-    sequences, stats = pack_calls(calls, _encoder(tokenizer), config.max_len)
+    sequences, stats = pack_calls(calls, TokenizerVocabulary(tokenizer), config.max_len)
     if not sequences:
         raise ValueError(
             f"{config.data}: every one of its {stats.calls} calls is longer than --max-len {config.max_len} "
