@@ -115,12 +115,12 @@ def test_same_greedy_replies_and_token_counts() -> None:
         remote = OpenAICompatibleLLM(NAME, base_url=f"http://127.0.0.1:{port}/v1")
         assert remote.in_context_example is local.in_context_example is False  # the shipped adapter
         assert remote.describe()["served"]["model_sha256"] == local.model_sha256
-        assert "/extras/tokenize/count" in remote.token_counting
+        assert "/pddlworlds/tokenize/count" in remote.token_counting
         pairs = []
         for messages in PROMPTS:
             for stop in ((), ("\n",)):
                 pairs.append((local.chat(messages, max_tokens=24, stop=stop), remote.chat(messages, max_tokens=24, stop=stop)))
-        texts = ("Action: stack b1 on b2", "b2 is on b1.", "")
+        texts = ("Action: stack b1 on b2", "b2 is on b1.", "", "quotes <end_of_turn> and <eos> as text")
         counts = [(local.count_tokens(t), remote.count_tokens(t)) for t in texts]
     found = differences([a.text for a, _ in pairs], [b.text for _, b in pairs], "reply")
     found += differences([a.prompt_tokens for a, _ in pairs], [b.prompt_tokens for _, b in pairs], "prompt tokens")

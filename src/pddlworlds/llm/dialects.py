@@ -1,7 +1,8 @@
 """What differs between OpenAI-compatible servers, found out once by asking them.
 
-- **Tokenize route**: llama-cpp-python's server has `POST /extras/tokenize/count`; llama.cpp's own server
-  and vLLM have `POST /tokenize`; OpenAI has none. Counts leave out what the server adds to any text (the
+- **Tokenize route**: `pddlworlds serve` has `POST /pddlworlds/tokenize/count` (text counted as text, as
+  in process); llama-cpp-python's server has `POST /extras/tokenize/count` (it parses special tokens in
+  the text); llama.cpp's own server and vLLM have `POST /tokenize` (asked not to parse them); OpenAI has none. Counts leave out what the server adds to any text (the
   BOS token: the count of "" is subtracted), as the in-process backend counts.
 - **Sampling defaults**: llama-cpp-python's server applies a repeat penalty of 1.1, top-k 40 and min-p
   0.05 unless a request names them; a request to it names the in-process backend's values, so greedy
@@ -43,9 +44,10 @@ class ServerTraits:
 def _tokenize_routes(model: str) -> list[tuple[str, str, Callable[[str], dict[str, Any]]]]:
     """(server, path, body of a text) for each tokenize route, most specific first."""
     return [
+        ("pddlworlds serve", "/pddlworlds/tokenize/count", lambda text: {"model": model, "input": text}),
         ("llama-cpp-python", "/extras/tokenize/count", lambda text: {"model": model, "input": text}),
         ("llama.cpp/vLLM", "/tokenize", lambda text: {"model": model, "prompt": text, "content": text,
-                                                      "add_special": False}),
+                                                      "add_special": False, "parse_special": False}),
     ]
 
 
@@ -78,7 +80,7 @@ def probe_server(post: Callable[[str, dict[str, Any]], Any], get: Callable[[str]
             raw("probe")
         except Exception:  # noqa: BLE001, S112 - no such endpoint (404), another reply shape, unreachable
             continue
-        fields = dict(LLAMA_CPP_PYTHON_SAMPLING) if server == "llama-cpp-python" else {}
+        fields = dict(LLAMA_CPP_PYTHON_SAMPLING) if server in ("pddlworlds serve", "llama-cpp-python") else {}
         return ServerTraits(
             tokenizer=f"the server's tokenizer ({url}, {server})",
             count=lambda text, raw=raw, baseline=baseline: raw(text) - baseline,

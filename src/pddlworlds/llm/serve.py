@@ -19,6 +19,7 @@ llama-cpp-python's own, on the same model.
 It serves one request at a time (llama-cpp-python holds one lock around its model): workers queue.
 `GET /pddlworlds/model` tells clients what is served: the model id and digest, its prompt format, its
 context size, and whether the agents should show their in-context example (not to an adapter).
+`POST /pddlworlds/tokenize/count` (`{"input": text}`) counts tokens as `EmbeddedLLM.count_tokens` does.
 """
 
 from __future__ import annotations
@@ -34,11 +35,14 @@ from typing import Any
 from .base import Message
 from .embedded import SHIPPED_ADAPTER, EmbeddedLLM
 
-__all__ = ["INFO_PATH", "INSTALL_HINT", "ServeOptions", "build_app", "chat_handler", "serve", "served_info"]
+__all__ = ["COUNT_PATH", "INFO_PATH", "INSTALL_HINT", "ServeOptions", "build_app", "chat_handler", "serve", "served_info"]
 
 INSTALL_HINT = "pip install 'pddlworlds[server]'"
 #: The route that describes the served model (JSON), beside llama-cpp-python's own routes.
 INFO_PATH = "/pddlworlds/model"
+#: Token counts as the in-process backend counts: message text as text (llama-cpp-python's own
+#: `/extras/tokenize/count` parses special tokens, so a text quoting `<eos>` would count differently).
+COUNT_PATH = "/pddlworlds/tokenize/count"
 _SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
 
 
@@ -162,6 +166,15 @@ def build_app(options: ServeOptions) -> tuple[Any, EmbeddedLLM]:
         app = server_app.create_app(server_settings=server, model_settings=[settings])
     info = served_info(llm, name)
     app.add_api_route(INFO_PATH, lambda: info, methods=["GET"], summary="The served model")
+    from fastapi import Body, HTTPException
+
+    def count(body: dict[str, Any] = Body(...)) -> dict[str, int]:  # noqa: B008 - FastAPI's way
+        text = body.get("input")
+        if not isinstance(text, str):
+            raise HTTPException(status_code=400, detail="'input' must be a string")
+        return {"count": llm.count_tokens(text)}
+
+    app.add_api_route(COUNT_PATH, count, methods=["POST"], summary="Tokens of a text, special tokens as text")
     return app, llm
 
 
