@@ -101,7 +101,7 @@ def test_a_config_built_in_code_is_checked_like_the_options(change, expected):
 class _CharTokenizer:
     bos_token_id = 1
 
-    def __call__(self, text, add_special_tokens=False):
+    def __call__(self, text, add_special_tokens=False, split_special_tokens=False):  # a Hugging Face tokenizer's call
         return {"input_ids": [ord(c) for c in text]}
 
 
