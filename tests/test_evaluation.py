@@ -653,3 +653,44 @@ def test_a_new_metric_is_one_table_entry(tmp_path: Path, monkeypatch: pytest.Mon
     (out / "episodes.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in records))
     text = write_report(out, plots=False).read_text()
     assert "| executability % | longest action |" in text
+
+
+def _timed(purpose: str, prompt: int, cached: int | None, eval_s: float | None, gen_s: float) -> LLMCall:
+    return LLMCall(purpose, prompt, 5, 0.0, "x", cached_tokens=cached, prompt_eval_s=eval_s, generation_s=gen_s)
+
+
+def test_model_call_costs_pool_a_groups_calls_and_the_report_shows_them(tmp_path: Path) -> None:
+    from pddlworlds.evaluation.call_costs import call_costs
+
+    hi = episode("hiagent", "p1", False, 0.0, [
+        step(1, True, 0.0, 100, [_timed("action", 100, 0, 1.0, 0.5)]),
+        step(2, True, 0.0, 120, [_timed("retrieve", 110, 100, 0.25, 0.25), _timed("summary", 400, 50, 2.0, 1.0),
+                                 _timed("action", 130, 90, 0.25, 0.25)]),
+    ], None, 6.0)
+    std = episode("standard", "p1", False, 0.0, [step(1, True, 0.0, 100, [_timed("action", 100, 60, 0.5, 0.5)])],
+                  None, 1.0)
+    costs = call_costs([hi, std])
+    c = costs[("blocksworld", "hiagent")]
+    assert (c.steps, c.calls, c.summary_calls) == (2, 4, 1)
+    assert c.per_step(c.calls) == 2.0 and c.per_step(c.run_time_s) == 3.0
+    assert c.per_step(c.prompt_eval_s) == 1.75 and c.per_step(c.generation_s) == 1.0  # summaries included
+    assert c.cached_share == 190 / 340  # action and retrieval calls only, pooled by tokens
+    assert costs[("all", "standard")].cached_share == 0.6
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "episodes.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in (hi, std)))
+    text = write_report(out, plots=False).read_text()
+    assert "| Blocksworld | HiAgent | 1 | 2.00 | 1.00 | 3.00 | 1.75 | 1.00 | 55.9 |" in text
+    assert "| **overall** | STANDARD | 1 | 1.00 | 0.00 | 1.00 | 0.50 | 0.50 | 60.0 |" in text
+
+
+def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> None:
+    from pddlworlds.evaluation.call_costs import call_costs, call_costs_section
+
+    untimed = episode("standard", "p1", False, 0.0, [step(1, True, 0.0, 100, [LLMCall("action", 100, 5, 0.1, "x")])],
+                      None, 1.0)
+    assert call_costs_section([untimed], ["standard"], ["blocksworld"]) == []  # nothing timed: no section
+    timed = episode("standard", "p2", False, 0.0, [step(1, True, 0.0, 100, [_timed("action", 100, 40, 0.5, 0.5)])],
+                    None, 1.0)
+    c = call_costs([untimed, timed])[("blocksworld", "standard")]
+    assert c.prompt_eval_s is None and c.cached_share is None and c.per_step(c.run_time_s) == 1.0

@@ -18,6 +18,7 @@ from ..worlds.catalogue import AGENTBOARD_SPLIT
 from ..worlds.profiles import AGENTBOARD_PROFILE
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
+from .call_costs import call_costs_section
 from .configuration import decoding_words
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
 from .plots import write_plots
@@ -129,9 +130,10 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         "",
         md_table(efficiency_header, efficiency_rows(summary, agents, domains, data["context"])),
         "",
-        "## Progress rate at step k",
-        "",
     ]
+    kept = [line for line in lines if not is_errored(line)]
+    md += call_costs_section(kept, agents, domains)
+    md += ["## Progress rate at step k", ""]
     ks_header, pr_rows = progress_rows(summary, agents, domains)
     md += [md_table(["Domain", "Agent", *ks_header], pr_rows), ""]
     if plots and domains:
@@ -182,7 +184,6 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         md += _agentboard_section(agents, [line for line in lines if not is_errored(line)])
     from .published_report import published_section
 
-    kept = [line for line in lines if not is_errored(line)]
     md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
     from .unsolvable import impossible_section
 
