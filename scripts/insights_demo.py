@@ -22,17 +22,8 @@ from pathlib import Path
 
 from pddlworlds.cli import main as pddlworlds_main
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
+from pddlworlds.testing.scenarios import BLOCKSWORLD_PROBLEM1_PLAN as PLAN
 
-PLAN = [
-    "unstack b2 from b3",
-    "putdown b2",
-    "unstack b3 from b1",
-    "putdown b3",
-    "pickup b2",
-    "stack b2 on b1",
-    "pickup b3",
-    "stack b3 on b2",
-]
 OPERATIONS = (
     "Here is what I would change:\n"
     "1. ADD general: When an action is rejected, check the valid actions before trying again.\n"

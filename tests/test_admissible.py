@@ -20,18 +20,9 @@ from pddlworlds.evaluation.configuration import build_config
 from pddlworlds.evaluation.errors import EvaluationError
 from pddlworlds.evaluation.spec import RunPlan, resolve_agent
 from pddlworlds.llm import BACKENDS, Backend, BackendSpec, CandidateScorer, Choice, Completion, Message
+from pddlworlds.testing.scenarios import BLOCKSWORLD_PROBLEM1_PLAN as PLAN
 
 PROBLEM = "problem1"  # b1 on the table, b3 on b1, b2 on b3; goal: b3 on b2, b2 on b1
-PLAN = [
-    "unstack b2 from b3",
-    "putdown b2",
-    "unstack b3 from b1",
-    "putdown b3",
-    "pickup b2",
-    "stack b2 on b1",
-    "pickup b3",
-    "stack b3 on b2",
-]
 
 
 class PlanScorer:

@@ -31,20 +31,12 @@ from pddlworlds.llm import Completion, OpenAICompatibleLLM
 from pddlworlds.records import EpisodeRecord
 from pddlworlds.registration import make_env as make_custom_env
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
+from pddlworlds.testing.scenarios import BLOCKSWORLD_PROBLEM1_PLAN
 
 pytest.importorskip("openai")
 
 PROBLEM = "problem1"  # b1 on the table, b3 on b1, b2 on b3; goal: b3 on b2, b2 on b1
-PLAN = [
-    "unstack b2 from b3",
-    "putdown b2",
-    "unstack b3 from b1",
-    "putdown b3",
-    "pickup b2",
-    "stack b2 on b1",
-    "pickup b3",
-    "stack b3 on b2",
-]
+PLAN = list(BLOCKSWORLD_PROBLEM1_PLAN)  # compared with lists of actions taken
 SUMMARY = "b1, b2 and b3 are on the table."
 SUMMARY_REPLY = f"Met: yes\nSummary: {SUMMARY}"
 SUBGOAL_1, SUBGOAL_2, SUBGOAL_3 = "clear b1", "build the tower", "put b3 on b2"

@@ -19,19 +19,10 @@ from pddlworlds.evaluation.trials import MEMORY_DIR, run_trials, trial_dir, tria
 from pddlworlds.insights import InsightMemory, InsightStore
 from pddlworlds.insights.memory import store_path as memory_store
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
+from pddlworlds.testing.scenarios import BLOCKSWORLD_PROBLEM1_PLAN as PLAN
 
 pytest.importorskip("openai")
 
-PLAN = [
-    "unstack b2 from b3",
-    "putdown b2",
-    "unstack b3 from b1",
-    "putdown b3",
-    "pickup b2",
-    "stack b2 on b1",
-    "pickup b3",
-    "stack b3 on b2",
-]
 HEADING = "Insights from earlier episodes (rules that helped before; follow them where they apply):"
 RULES = "ADD general: Check the valid actions before acting.\n- add domain: Unstack the top block first.\nwhatever"
 SRC = str(Path(__file__).resolve().parents[1] / "src")

@@ -15,7 +15,20 @@ from ..llm import OpenAICompatibleLLM
 from ..records import EpisodeRecord
 from .fake_openai import FakeOpenAIServer
 
-__all__ = ["TYREWORLD_P03", "Scenario", "play_scenario"]
+__all__ = ["BLOCKSWORLD_PROBLEM1_PLAN", "TYREWORLD_P03", "Scenario", "play_scenario"]
+
+#: Blocksworld problem1's optimal plan in the default wording (b1 on the table, b3 on b1, b2 on b3; goal: b3
+#: on b2, b2 on b1): the replies of the scripted models in the agent, trial and insight tests and demo.
+BLOCKSWORLD_PROBLEM1_PLAN = (
+    "unstack b2 from b3",
+    "putdown b2",
+    "unstack b3 from b1",
+    "putdown b3",
+    "pickup b2",
+    "stack b2 on b1",
+    "pickup b3",
+    "stack b3 on b2",
+)
 
 
 @dataclass(frozen=True)
