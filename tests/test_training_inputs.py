@@ -64,7 +64,8 @@ def test_a_data_folder_without_calls_file_is_named(tmp_path, capsys):
     [
         ("--accumulate", "0"), ("--steps", "0"), ("--steps", "-3"), ("--lr", "0"), ("--lr", "5"),
         ("--lr", "nan"), ("--max-len", "0"), ("--epochs", "0"), ("--warmup", "-1"), ("--rank", "0"),
-        ("--checkpoint-every", "0"), ("--threads", "0"), ("--max-minutes", "-1"),
+        ("--checkpoint-every", "0"), ("--threads", "0"), ("--max-minutes", "-1"), ("--train-layers", "-1"),
+        ("--train-layers", "2.5"),
     ],
 )
 def test_fit_numbers_out_of_range_are_refused_by_the_parser(tmp_path, capsys, option):
@@ -91,7 +92,8 @@ def test_data_numbers_out_of_range_are_refused_by_the_parser(tmp_path, capsys, o
 @pytest.mark.parametrize(
     ("change", "expected"),
     [({"accumulate": 0}, "--accumulate must be at least 1"), ({"lr": -1.0}, "--lr must be more than 0"),
-     ({"steps": -1}, "--steps must be at least 0"), ({"max_len": 0}, "--max-len must be at least 1")],
+     ({"steps": -1}, "--steps must be at least 0"), ({"max_len": 0}, "--max-len must be at least 1"),
+     ({"train_layers": -2}, "--train-layers must be at least 0")],
 )
 def test_a_config_built_in_code_is_checked_like_the_options(change, expected):
     with pytest.raises(ValueError, match=expected):

@@ -296,3 +296,42 @@ def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path)
     import torch
 
     assert torch.load(out / "checkpoint.pt", weights_only=False)["step"] == summary["steps_done"]
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_train_layers_trains_only_the_top_layers_and_old_checkpoints_resume(tmp_path):
+    """`train_layers=2` warm-started from an adapter changes only the top two layers' LoRA tensors (the
+    rest stay the start's, bit for bit); a checkpoint written before the option existed (no key in its
+    configuration) resumes as one made with the default, and another value is refused."""
+    pytest.importorskip("torch")
+    import re
+
+    import torch
+    from safetensors.numpy import load_file
+
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    data = _tiny_data(tmp_path / "data")
+    base = dict(data=str(data), max_len=128, checkpoint_every=1, threads=1, warmup=1, lr=2e-3)
+    train(TrainConfig(out=str(tmp_path / "a"), steps=2, **base), progress=False)
+    start = load_file(tmp_path / "a" / "adapter" / "adapter_model.safetensors")
+    summary = train(TrainConfig(out=str(tmp_path / "b"), steps=2, init=str(tmp_path / "a" / "adapter"),
+                                train_layers=2, **base), progress=False)
+    after = load_file(tmp_path / "b" / "adapter" / "adapter_model.safetensors")
+    layers = {int(re.search(r"\.layers\.(\d+)\.", n).group(1)) for n in start}
+    top = sorted(layers)[-2:]
+    changed = {int(re.search(r"\.layers\.(\d+)\.", n).group(1)) for n in start if not (after[n] == start[n]).all()}
+    assert changed == set(top)
+    assert summary["trainable_parameters"] * len(layers) == 2 * sum(a.size for a in start.values())
+    with pytest.raises(ValueError, match="--train-layers 99: the model has"):
+        train(TrainConfig(out=str(tmp_path / "c"), steps=1, train_layers=99, **base), progress=False)
+    assert not (tmp_path / "c").exists()
+    # a checkpoint from before the option: drop the key, resume with the default, refuse another value
+    checkpoint = tmp_path / "a" / "checkpoint.pt"
+    state = torch.load(checkpoint, weights_only=False)
+    del state["config"]["train_layers"]
+    torch.save(state, checkpoint)
+    assert train(TrainConfig(out=str(tmp_path / "a"), steps=3, **base), progress=False)["steps_done"] == 3
+    with pytest.raises(ValueError, match="another configuration \\(train_layers\\)"):
+        train(TrainConfig(out=str(tmp_path / "a"), steps=4, train_layers=1, **base), progress=False)

@@ -113,6 +113,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         agents=tuple(args.agents.split(",")) if args.agents else (),
         domains=tuple(args.domains.split(",")) if args.domains else (),
         init=str(args.init) if args.init else None,
+        train_layers=args.train_layers,
     )
     try:
         with _stop_on_signal() as stop:
@@ -214,6 +215,9 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--init", type=Path, default=None,
                    help="warm start from this adapter (llama.cpp GGUF LoRA or PEFT folder; same --rank/--alpha); "
                         "a checkpoint in OUT wins over it")
+    f.add_argument("--train-layers", type=nonnegative_int, default=0,
+                   help="train LoRA only in the top N transformer layers; the ones below keep their start "
+                        "weights, frozen, and the backward pass stops above them (default 0: all layers)")
     f.add_argument("--no-progress", action="store_true")
     f.set_defaults(func=cmd_fit)
 

@@ -17,6 +17,7 @@ import math
 import os
 import platform
 import random
+import re
 import shutil
 import threading
 import time
@@ -74,6 +75,9 @@ class TrainConfig:
     base_model: str | None = None  # GGUF; default: the shipped one
     init: str | None = None  # warm start: a GGUF LoRA adapter or a PEFT folder (same rank and alpha)
     target_modules: tuple[str, ...] = field(default=TARGET_MODULES)
+    # LoRA trains only in the top N transformer layers (0: all). The layers below keep the weights they
+    # start with (the warm start's, or zero), frozen, so the backward pass stops above them.
+    train_layers: int = 0
 
 
 def _imports() -> tuple[Any, Any, Any]:
@@ -148,6 +152,7 @@ def check_config(config: TrainConfig) -> None:
     check_range("--epochs", config.epochs, 0, low_open=True)
     check_range("--alpha", config.alpha, 0, low_open=True)
     check_range("--max-minutes", config.max_minutes, 0)
+    check_range("--train-layers", config.train_layers, 0, integer=True)
     if config.threads is not None:
         check_range("--threads", config.threads, 1, integer=True)
     if config.schedule not in SCHEDULES:
@@ -216,6 +221,38 @@ def warm_start(model: Any, config: TrainConfig) -> dict[str, str]:
     return {"path": str(path), "sha256": sha, "tensors": str(len(state))}
 
 
+def lora_model(base: Any, config: TrainConfig, device: Any) -> Any:
+    """`base` wrapped with fresh LoRA weights per `config` (rank, alpha, modules, `train_layers`), in
+    training mode on `device`; `base` itself is changed (PEFT wraps it in place)."""
+    _, _, peft = _imports()
+    lora = peft.LoraConfig(
+        r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=list(config.target_modules),
+        bias="none", task_type="CAUSAL_LM",
+    )
+    model = peft.get_peft_model(base, lora).to(device)
+    model.train()
+    text_config = getattr(base.config, "text_config", base.config)
+    set_trainable_layers(model, config.train_layers, text_config.num_hidden_layers)
+    return model
+
+
+_LAYER = re.compile(r"\.layers\.(\d+)\.")
+
+
+def set_trainable_layers(model: Any, train_layers: int, n_layers: int) -> int:
+    """Make the LoRA weights of the top `train_layers` transformer layers trainable and freeze the rest
+    (0: every layer trains); returns how many LoRA tensors train. Autograd then records nothing below the
+    lowest trainable layer, which is where the time goes: each frozen layer saves its backward pass."""
+    lowest = 0 if train_layers == 0 else max(0, n_layers - train_layers)
+    trainable = 0
+    for name, param in model.named_parameters():
+        match = _LAYER.search(name)
+        if "lora_" in name and match:
+            param.requires_grad_(int(match.group(1)) >= lowest)
+            trainable += int(match.group(1)) >= lowest
+    return trainable
+
+
 def _schedule(n: int, total: int, seed: int) -> list[int]:
     """`total` sequence indices: shuffled epochs of `n` sequences, as many as it takes."""
     if n < 1:
@@ -276,6 +313,11 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     load_start = time.perf_counter()
     base, tokenizer, base_info = load_base_model(config.base_model)
     load_s = time.perf_counter() - load_start
+    text_config = getattr(base.config, "text_config", base.config)
+    sliding_window = getattr(text_config, "sliding_window", None)
+    softcap = getattr(text_config, "final_logit_softcapping", None)
+    if config.train_layers > text_config.num_hidden_layers:  # before anything is written
+        raise ValueError(f"--train-layers {config.train_layers}: the model has {text_config.num_hidden_layers} layers")
     sequences, stats, manifests = build_sequences(config, tokenizer, rows)
     out.mkdir(parents=True, exist_ok=True)
     per_epoch = math.ceil(len(sequences) / config.accumulate)
@@ -287,26 +329,19 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
                                                 "skipped_too_long": stats.skipped_too_long,
                                                 "by_domain": stats.by_domain}, indent=2) + "\n")
 
-    lora = peft.LoraConfig(
-        r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=list(config.target_modules),
-        bias="none", task_type="CAUSAL_LM",
-    )
-    model = peft.get_peft_model(base, lora).to(device)
-    model.train()
+    model = lora_model(base, config, device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, total, config))
-
-    text_config = getattr(base.config, "text_config", base.config)
-    sliding_window = getattr(text_config, "sliding_window", None)
-    softcap = getattr(text_config, "final_logit_softcapping", None)
 
     checkpoint = out / "checkpoint.pt"
     step, seconds, tokens_done = 0, 0.0, 0
     init_info: dict[str, str] | None = None
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location=device, weights_only=False)
-        saved = {k: v for k, v in state["config"].items() if k not in _RESUMABLE}
+        # a checkpoint written before an option existed ran with that option's default
+        defaults = _config_json(TrainConfig(data="", out=""))
+        saved = {k: v for k, v in {**defaults, **state["config"]}.items() if k not in _RESUMABLE}
         mine = {k: v for k, v in _config_json(config).items() if k not in _RESUMABLE}
         if saved != mine:
             diff = sorted(k for k in mine if saved.get(k) != mine[k])
