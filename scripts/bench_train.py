@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Training throughput: packed tokens per second of `train fit` steps, for several `--train-layers`
-settings, on the same packed sequences, in one run.
+"""Training throughput: packed tokens per second of `train fit` steps, for several attention
+implementations and `--train-layers` settings, on the same packed sequences, in one run.
 
 The settings take turns on each sequence, so a busy machine slows them alike and the ratios stay
 comparable; before each step the LoRA weights go back to the warm start. A step is what `train fit`
@@ -9,7 +9,7 @@ printed too: every setting runs the same forward pass, so they must agree. Needs
 training run (about 12 GB at --max-len 6144): stop a background run first (SIGSTOP keeps its memory).
 
     python scripts/bench_train.py --data /work/train/data-expert --init models/gemma-3-270m-pddlworlds-lora-v1.gguf \
-        --max-len 6144 --sequences 2 --train-layers 0,9,6
+        --max-len 6144 --sequences 2 --attention sdpa,tree --train-layers 0,9,6
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ def _layers_list(text: str) -> list[int]:
     return values
 
 
+def _attention_list(text: str) -> list[str]:
+    from pddlworlds.training.trainer import ATTENTIONS
+
+    values = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [v for v in values if v not in ATTENTIONS]
+    if not values or unknown:
+        raise argparse.ArgumentTypeError(f"--attention {text!r}: comma-separated, from {', '.join(ATTENTIONS)}")
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="dataset folder(s), comma-separated, as for `train fit`")
@@ -41,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequences", type=int, default=2, help="packed sequences timed per setting")
     parser.add_argument("--train-layers", type=_layers_list, default=_layers_list("0,9,6"),
                         help="settings to compare, comma-separated (0: every layer)")
+    parser.add_argument("--attention", type=_attention_list, default=["sdpa", "tree"],
+                        help="attention implementations to compare, comma-separated (default sdpa,tree)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0, help="which sequences are drawn")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -50,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from pddlworlds.training.trainer import (
         TrainConfig,
+        attention_implementation,
         build_sequences,
         load_base_model,
         lora_model,
@@ -80,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.init:
         warm_start(model, configs[0])
     start_weights = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
-    runs = [{"config": config, "seconds": [], "losses": [], "params": 0} for config in configs]
+    runs = [{"config": config, "attention": attention, "seconds": [], "losses": [], "params": 0}
+            for attention in args.attention for config in configs]
 
     def step(run: dict, index: int) -> tuple[float, float]:
         with torch.no_grad():
@@ -88,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 if name in start_weights:
                     param.copy_(start_weights[name])
         set_trainable_layers(model, run["config"].train_layers, text_config.num_hidden_layers)
+        model.get_base_model().set_attn_implementation(attention_implementation(run["attention"]))
         params = [p for p in model.parameters() if p.requires_grad]
         run["params"] = sum(p.numel() for p in params)
         optimizer = torch.optim.AdamW(params, lr=1e-5, weight_decay=0.0)
@@ -106,23 +121,24 @@ def main(argv: list[str] | None = None) -> int:
             seconds, loss = step(run, index)
             run["seconds"].append(seconds)
             run["losses"].append(round(loss, 5))
-            print(f"sequence {index} ({len(sequences[index])} tokens), --train-layers "
-                  f"{run['config'].train_layers}: {seconds:.1f} s, loss {loss:.5f}", file=sys.stderr, flush=True)
+            print(f"sequence {index} ({len(sequences[index])} tokens), {run['attention']} attention, "
+                  f"--train-layers {run['config'].train_layers}: {seconds:.1f} s, loss {loss:.5f}",
+                  file=sys.stderr, flush=True)
 
     reference = sum(tokens) / sum(runs[0]["seconds"])
     rows = []
     for run in runs:
         rate = sum(tokens) / sum(run["seconds"])
-        rows.append({"train_layers": run["config"].train_layers, "trainable_parameters": run["params"],
+        rows.append({"attention": run["attention"], "train_layers": run["config"].train_layers, "trainable_parameters": run["params"],
                      "tokens_per_second": round(rate, 1), "vs_first": round(rate / reference, 2),
                      "median_step_seconds": round(statistics.median(run["seconds"]), 1),
                      "losses": run["losses"]})
     print(f"{len(chosen)} sequences, {sum(tokens)} packed tokens (max-len {args.max_len}), {args.threads} threads")
-    print("| --train-layers | trainable | packed tokens/s | vs first | median s/step | losses |")
-    print("|---|---|---|---|---|---|")
+    print("| attention | --train-layers | trainable | packed tokens/s | vs first | median s/step | losses |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         label = "all" if row["train_layers"] == 0 else f"top {row['train_layers']}"
-        print(f"| {label} | {row['trainable_parameters']:,} | {row['tokens_per_second']} | {row['vs_first']}x | "
+        print(f"| {row['attention']} | {label} | {row['trainable_parameters']:,} | {row['tokens_per_second']} | {row['vs_first']}x | "
               f"{row['median_step_seconds']} | {', '.join(map(str, row['losses']))} |")
     if args.json:
         args.json.write_text(json.dumps({"sequences": chosen, "tokens": tokens, "max_len": args.max_len,

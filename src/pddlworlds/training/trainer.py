@@ -30,6 +30,7 @@ from ..host import cache_dir, default_threads
 from .data import call_from_json
 from .dataset import data_folders, length_report, read_manifest, training_rows
 from .options import check_range
+from . import tree_attention
 from .packing import PackedSequence, PackStats, TokenizerVocabulary, pack_calls, tree_masks
 
 __all__ = [
@@ -90,15 +91,28 @@ def _imports() -> tuple[Any, Any, Any]:
     return torch, transformers, peft
 
 
+#: Attention for training (`PDDLWORLDS_TRAIN_ATTENTION`): "tree" computes only the blocks the trie's mask
+#: allows (`tree_attention.py`); "sdpa" is torch's fused attention over the whole dense mask, "eager" the
+#: plain path. All three give the same losses; they differ in time.
+ATTENTIONS = ("tree", "sdpa", "eager")
+
+
+def attention_implementation(name: str | None = None) -> str:
+    """The transformers attention implementation for `name` (default: `PDDLWORLDS_TRAIN_ATTENTION`, else
+    "tree"), registering the tree one with transformers when it is chosen."""
+    name = name or os.environ.get("PDDLWORLDS_TRAIN_ATTENTION") or "tree"
+    if name not in ATTENTIONS:
+        raise ValueError(f"PDDLWORLDS_TRAIN_ATTENTION={name!r}: one of {', '.join(ATTENTIONS)}")
+    return tree_attention.register() if name == "tree" else name
+
+
 def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[Any, Any, dict[str, str]]:
     """(model, tokenizer, info) in float32: from the float copy in the cache, else from the GGUF (which
     transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256."""
     torch, transformers, _ = _imports()
     from ..llm import default_model_path
 
-    # torch's fused attention takes the tree masks as they are (Gemma 3 caps no attention logits);
-    # PDDLWORLDS_TRAIN_ATTENTION=eager selects the plain path, for comparison.
-    attention = os.environ.get("PDDLWORLDS_TRAIN_ATTENTION", "sdpa")
+    attention = attention_implementation()
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
     if not path.is_file():
         raise FileNotFoundError(f"base model GGUF not found: {path}")
@@ -279,8 +293,12 @@ def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, s
 
     ids = torch.tensor([seq.input_ids], device=device)
     pos = torch.tensor([seq.positions], device=device)
-    masks = {"full_attention": additive(full), "sliding_attention": additive(sliding)}
     causal_lm = model.get_base_model()
+    if causal_lm.config._attn_implementation == tree_attention.TREE_ATTENTION:
+        masks = {"full_attention": tree_attention.block_mask(full, device),
+                 "sliding_attention": tree_attention.block_mask(sliding, device)}
+    else:
+        masks = {"full_attention": additive(full), "sliding_attention": additive(sliding)}
     hidden = causal_lm.model(input_ids=ids, position_ids=pos, attention_mask=masks, use_cache=False)
     hidden = hidden.last_hidden_state[0]
     index = torch.tensor(seq.target_parents(), device=device)
