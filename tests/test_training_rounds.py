@@ -188,6 +188,49 @@ def test_on_policy_calls_carry_the_experts_reply_from_the_agents_state(tmp_path,
         assert sum(c.reply.startswith("Subgoal: ") for c in actions) >= 2
 
 
+class StubbornModel:
+    """Writes the same unknown action whatever the state: cheap episodes for the round's bookkeeping."""
+
+    model_id = "stubborn"
+    in_context_example = False
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def chat(self, messages, *, max_tokens=128, stop=(), temperature=0.0):
+        if tuple(stop) != tuple(prompts.ACTION_STOP):
+            return Completion("Met: no\nSummary: nothing.", 1, 1, 0.0)
+        hiagent = "Subgoal" in messages[0].content
+        return Completion("Subgoal: wait\nAction: wait a while" if hiagent else " wait a while", 1, 1, 0.0)
+
+
+def test_an_interrupted_round_is_data_as_it_stands_and_resumes(tmp_path):
+    """A round stopped after its first episode has a manifest marked incomplete; the same call resumes it,
+    keeping the first episode's calls and playing only the rest; other settings and a finished round are
+    refused, naming why."""
+    import threading
+
+    from pddlworlds.training.dataset import training_rows
+    from pddlworlds.training.rounds import rollout_dataset
+
+    out = tmp_path / "round1"
+    settings = dict(adapter=None, round_name="round1", seeds=[2001], domain_names=["blocksworld"],
+                    levels=["medium"], max_steps=2, max_problems=2, progress=False)
+    stop = threading.Event()
+    first = rollout_dataset(out, StubbornModel(), stop=stop, on_episode=lambda e: stop.set(), **settings)
+    assert first["complete"] is False and first["episodes"] == 1 and first["calls"] >= 2
+    kept = (out / "calls.jsonl").read_text().splitlines()
+    assert len(training_rows(str(out))) == first["calls"]  # usable as training data as it stands
+    with pytest.raises(ValueError, match=r"other settings \(max_steps\)"):
+        rollout_dataset(out, StubbornModel(), **{**settings, "max_steps": 3})
+    done = rollout_dataset(out, StubbornModel(), **settings)
+    assert done["complete"] is True and done["episodes"] == 2 * done["problems"] >= 2
+    assert (out / "calls.jsonl").read_text().splitlines()[: len(kept)] == kept
+    assert len({json.loads(line)["episode"] for line in (out / "rollout_episodes.jsonl").read_text().splitlines()}) == done["episodes"]
+    with pytest.raises(ValueError, match="holds a finished round"):
+        rollout_dataset(out, StubbornModel(), **settings)
+
+
 # ---- with the model (transformers + the shipped GGUF; llama.cpp for the on-policy round) ------------------
 
 def _tiny_data(folder: Path) -> Path:

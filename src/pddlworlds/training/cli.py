@@ -68,9 +68,9 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _stop_on_signal() -> Iterator[threading.Event]:
-    """SIGTERM or Ctrl-C asks a fit to end after the step under way, with its checkpoint and adapter (a
-    background run can then be measured or moved); a second signal stops at once, losing only that step."""
+def _stop_on_signal(what: str, after: str) -> Iterator[threading.Event]:
+    """SIGTERM or Ctrl-C asks a background job (`what`) to end after the unit under way, with everything
+    it needs to resume written (`after` says what); a second signal stops at once, losing only that unit."""
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -80,8 +80,8 @@ def _stop_on_signal() -> Iterator[threading.Event]:
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        print(f"pddlworlds train fit: {signal.Signals(signum).name}: stopping after the current step "
-              "(checkpoint, adapter and summary follow); send it again to stop now", file=sys.stderr, flush=True)
+        print(f"pddlworlds {what}: {signal.Signals(signum).name}: stopping after {after}; send it again to stop now",
+              file=sys.stderr, flush=True)
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -116,7 +116,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         train_layers=args.train_layers,
     )
     try:
-        with _stop_on_signal() as stop:
+        with _stop_on_signal("train fit", "the current step (checkpoint, adapter and summary follow)") as stop:
             summary = train(config, progress=not args.no_progress, stop=stop)
     except (OSError, ImportError) as exc:
         raise _one_line(exc) from exc
@@ -140,20 +140,22 @@ def cmd_rollout(args: argparse.Namespace) -> int:
 
     adapter = None if args.adapter == "none" else str(args.adapter)
     model = EmbeddedLLM(lora_path=adapter, n_threads=args.threads)
-    manifest = rollout_dataset(
-        args.out,
-        model,
-        adapter=adapter,
-        round_name=args.round or Path(args.out).name,
-        seeds=args.seeds,
-        per_level=args.per_level,
-        domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
-        agents=args.agents.split(","),
-        max_steps=args.max_steps,
-        planner_timeout=args.planner_timeout,
-        max_problems=args.max_problems or 0,
-        progress=not args.no_progress,
-    )
+    with _stop_on_signal("train rollout", "the current episode (its calls and the manifest follow)") as stop:
+        manifest = rollout_dataset(
+            args.out,
+            model,
+            adapter=adapter,
+            round_name=args.round or Path(args.out).name,
+            seeds=args.seeds,
+            per_level=args.per_level,
+            domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
+            agents=args.agents.split(","),
+            max_steps=args.max_steps,
+            planner_timeout=args.planner_timeout,
+            max_problems=args.max_problems or 0,
+            progress=not args.no_progress,
+            stop=stop,
+        )
     keys = ("problems", "episodes", "calls", "dead_end_calls", "success", "model_wrote_expert_action", "seconds")
     print(json.dumps({k: manifest[k] for k in keys}))
     return 0

@@ -7,12 +7,14 @@ takes both, and several folders at once: rounds aggregate with the expert data):
 - `rollout_episodes.jsonl`: per episode success, progress, steps, calls, dead ends, and how often the model's
   action was the expert's;
 - `manifest.json`: the round (adapter path and sha256, generator seeds, problems played, problems
-  dropped by the overlap check against shipped and held-out problems, counts, planner use).
+  dropped by the overlap check against shipped and held-out problems, counts, planner use), rewritten after
+  every episode with `"complete": false` until the round ends, so an interrupted round resumes.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -69,6 +71,34 @@ def _agreement(calls: list[LabelledCall]) -> tuple[int, int]:
     return n, same
 
 
+#: What a resumed round must share with the run it resumes (the manifest's "settings").
+_SETTINGS = ("round", "adapter_sha256", "agents", "max_steps", "generator")
+
+
+def _resume(out: Path, settings: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]], float]:
+    """The call rows, episode summaries and seconds of an interrupted round in `out` (nothing for a fresh
+    folder); ValueError when `out` holds a finished round, or one played with other settings."""
+    manifest_path = out / "manifest.json"
+    if not manifest_path.is_file():
+        if (out / ROLLOUT_EPISODES_FILE).is_file() and (out / ROLLOUT_EPISODES_FILE).stat().st_size:
+            raise ValueError(f"{out}: holds played episodes but no manifest.json; use another --out")
+        return [], [], 0.0
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("complete", True):
+        raise ValueError(f"{out}: holds a finished round ({manifest.get('episodes')} episodes); use another --out")
+    saved = manifest.get("settings", {})
+    diff = sorted(k for k in _SETTINGS if saved.get(k) != settings[k])
+    if diff:
+        raise ValueError(f"{out}: an interrupted round played with other settings ({', '.join(diff)}); "
+                         "resume it with the same command or use another --out")
+    rows = [line for line in (out / "calls.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    episodes = [json.loads(line) for line in (out / ROLLOUT_EPISODES_FILE).read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+    played = {e["episode"] for e in episodes}
+    rows = [r for r in rows if json.loads(r)["episode"] in played]  # an episode cut off mid-write is replayed
+    return rows, episodes, float(manifest.get("seconds", 0))
+
+
 def rollout_dataset(
     out: str | Path,
     model: LLM,
@@ -85,25 +115,77 @@ def rollout_dataset(
     max_problems: int = 0,
     progress: bool = True,
     on_episode: Callable[[dict[str, Any]], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Play `model` with each agent on fresh training problems, label every call; return the manifest."""
+    """Play `model` with each agent on fresh training problems, label every call; return the manifest.
+
+    After every episode the calls, the episode summaries and a manifest marked `"complete": false` are
+    written, so an interrupted round (a killed process, or `stop` set: the CLI sets it on SIGTERM or
+    Ctrl-C, and the episode under way finishes first) is training data as it stands, and the same call
+    resumes it, skipping the episodes already played."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     seeds, domain_names, levels, agents = list(seeds), list(domain_names), list(levels), list(agents)
-    start = time.perf_counter()
+    settings = {
+        "round": round_name,
+        "adapter_sha256": file_sha256(adapter) if adapter and Path(adapter).is_file() else None,
+        "agents": agents,
+        "max_steps": max_steps,
+        "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels,
+                      "max_problems": max_problems},
+    }
+    rows, episodes, seconds_before = _resume(out, settings)
+    played = {e["episode"] for e in episodes}
+    start = time.perf_counter() - seconds_before
     drawn = generate_training_problems(
         out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
     )
     problems, dropped = exclude_shipped(drawn)
     if max_problems:
         problems = problems[:max_problems]
-    rows: list[str] = []
-    episodes: list[dict[str, Any]] = []
     planners: dict[str, int] = {}
+    for e in episodes:
+        for how, n in e.get("planners", {}).items():
+            planners[how] = planners.get(how, 0) + n
     calls_path, episodes_path = out / "calls.jsonl", out / ROLLOUT_EPISODES_FILE
+
+    def manifest(complete: bool) -> dict[str, Any]:
+        n_actions = sum(e["action_calls"] for e in episodes)
+        return {
+            "kind": "on-policy",
+            "round": round_name,
+            "complete": complete,
+            "settings": settings,
+            "prompts_version": PROMPTS_VERSION,
+            "adapter": {"path": adapter, "sha256": settings["adapter_sha256"]},
+            "model_id": model.model_id,
+            "agents": agents,
+            "max_steps": max_steps,
+            "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
+            "problems_generated": len(drawn),
+            "problems": len(problems),
+            "problem_names": [f"{p.domain}/{p.name}" for p in problems],
+            "problems_dropped_as_equal_to_shipped_held_out_or_earlier": dropped,
+            "episodes": len(episodes),
+            "calls": len(rows),
+            "dead_end_calls": sum(e["dead_end_calls"] for e in episodes),
+            "success": sum(e["success"] for e in episodes),
+            "model_wrote_expert_action": round(sum(e["model_wrote_expert_action"] for e in episodes) / n_actions, 4)
+            if n_actions else None,
+            "planners": planners,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+
+    stopped = False
     for problem in tqdm(problems, desc="rollout", disable=not progress):
         d = domains()[problem.domain]
         for name in agents:
+            episode = f"{problem.domain}/{problem.name}/{name}"
+            if episode in played:
+                continue
+            if stop is not None and stop.is_set():
+                stopped = True
+                break
             env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps)
             expert = StateExpert(env.unwrapped.world, Path(d.domain_file), problem.path,
                                  Path(d.text_file) if d.text_file else None, timeout=planner_timeout)
@@ -111,7 +193,6 @@ def rollout_dataset(
             env.close()
             for how, n in expert.how.items():
                 planners[how] = planners.get(how, 0) + n
-            episode = f"{problem.domain}/{problem.name}/{name}"
             rows += [json.dumps(_row(episode, name, problem.domain, problem.name, i, c, round_name))
                      for i, c in enumerate(calls)]
             n_actions, agree = _agreement(calls)
@@ -120,39 +201,20 @@ def rollout_dataset(
                 "success": record.success, "progress": record.progress, "steps": record.steps,
                 "calls": len(calls), "dead_end_calls": sum(c.reply is None for c in calls),
                 "action_calls": n_actions, "model_wrote_expert_action": agree,
-                "seconds": round(record.run_time_s, 1),
+                "seconds": round(record.run_time_s, 1), "planners": dict(expert.how),
             }
             episodes.append(summary)
             if on_episode:
                 on_episode(summary)
-            # written as we go, so an interrupted round keeps what it played
+            # written as we go: an interrupted round keeps what it played, and resumes from it
             atomic_write(calls_path, "".join(line + "\n" for line in rows))
             atomic_write(episodes_path, "".join(json.dumps(e) + "\n" for e in episodes))
-    n_actions = sum(e["action_calls"] for e in episodes)
-    manifest = {
-        "kind": "on-policy",
-        "round": round_name,
-        "prompts_version": PROMPTS_VERSION,
-        "adapter": {"path": adapter, "sha256": file_sha256(adapter) if adapter and Path(adapter).is_file() else None},
-        "model_id": model.model_id,
-        "agents": agents,
-        "max_steps": max_steps,
-        "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
-        "problems_generated": len(drawn),
-        "problems": len(problems),
-        "problem_names": [f"{p.domain}/{p.name}" for p in problems],
-        "problems_dropped_as_equal_to_shipped_held_out_or_earlier": dropped,
-        "episodes": len(episodes),
-        "calls": len(rows),
-        "dead_end_calls": sum(e["dead_end_calls"] for e in episodes),
-        "success": sum(e["success"] for e in episodes),
-        "model_wrote_expert_action": round(sum(e["model_wrote_expert_action"] for e in episodes) / n_actions, 4)
-        if n_actions else None,
-        "planners": planners,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
+            atomic_write(out / "manifest.json", json.dumps(manifest(False), indent=2) + "\n")
+        if stopped:
+            break
     if not rows:
         atomic_write(calls_path, "")
         atomic_write(episodes_path, "")
-    atomic_write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    final = manifest(not stopped)
+    atomic_write(out / "manifest.json", json.dumps(final, indent=2) + "\n")
+    return final
