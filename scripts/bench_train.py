@@ -34,7 +34,7 @@ def _layers_list(text: str) -> list[int]:
 
 
 def _attention_list(text: str) -> list[str]:
-    from pddlworlds.training.trainer import ATTENTIONS
+    from pddlworlds.training.tree_attention import ATTENTIONS
 
     values = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [v for v in values if v not in ATTENTIONS]
@@ -60,16 +60,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from pddlworlds.training.trainer import (
-        TrainConfig,
-        attention_implementation,
-        build_sequences,
-        load_base_model,
-        lora_model,
-        sequence_loss,
-        set_trainable_layers,
-        warm_start,
-    )
+    from pddlworlds.training.lora import lora_model, set_trainable_layers, warm_start
+    from pddlworlds.training.trainer import TrainConfig, build_sequences, load_base_model, sequence_loss
+    from pddlworlds.training.tree_attention import attention_implementation
 
     torch.set_num_threads(args.threads)
     configs = [TrainConfig(data=args.data, out="", max_len=args.max_len, init=args.init, train_layers=n)
@@ -89,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     # weights go back to the warm start and the setting decides which layers train, so every setting
     # sees the same forward pass on the same sequence.
     torch.manual_seed(0)
-    model = lora_model(base, configs[0], device)
+    first = configs[0]
+    model = lora_model(base, rank=first.rank, alpha=first.alpha, target_modules=first.target_modules,
+                       train_layers=first.train_layers, device=device)
     if args.init:
-        warm_start(model, configs[0])
+        warm_start(model, args.init, first.rank, first.alpha)
     start_weights = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
     runs = [{"config": config, "attention": attention, "seconds": [], "losses": [], "params": 0}
             for attention in args.attention for config in configs]

@@ -25,10 +25,10 @@ from tqdm import tqdm
 from .. import generators
 from ..agents import PROMPTS_VERSION
 from ..agents.parsing import parse_reply
-from ..worlds.catalogue import domains
 from ..files import atomic_write, file_sha256
 from ..llm import LLM
 from ..registration import make_env
+from ..worlds.catalogue import domains
 from .data import TRAIN_AGENTS
 from .expert import StateExpert
 from .onpolicy import LabelledCall, play_labelled

@@ -17,7 +17,6 @@ import math
 import os
 import platform
 import random
-import re
 import shutil
 import threading
 import time
@@ -27,10 +26,11 @@ from typing import Any
 
 from ..files import atomic_write, file_sha256
 from ..host import cache_dir, default_threads
+from . import tree_attention
 from .data import call_from_json
 from .dataset import data_folders, length_report, read_manifest, training_rows
+from .lora import lora_model, warm_start
 from .options import check_range
-from . import tree_attention
 from .packing import PackedSequence, PackStats, TokenizerVocabulary, pack_calls, tree_masks
 
 __all__ = [
@@ -91,28 +91,13 @@ def _imports() -> tuple[Any, Any, Any]:
     return torch, transformers, peft
 
 
-#: Attention for training (`PDDLWORLDS_TRAIN_ATTENTION`): "tree" computes only the blocks the trie's mask
-#: allows (`tree_attention.py`); "sdpa" is torch's fused attention over the whole dense mask, "eager" the
-#: plain path. All three give the same losses; they differ in time.
-ATTENTIONS = ("tree", "sdpa", "eager")
-
-
-def attention_implementation(name: str | None = None) -> str:
-    """The transformers attention implementation for `name` (default: `PDDLWORLDS_TRAIN_ATTENTION`, else
-    "tree"), registering the tree one with transformers when it is chosen."""
-    name = name or os.environ.get("PDDLWORLDS_TRAIN_ATTENTION") or "tree"
-    if name not in ATTENTIONS:
-        raise ValueError(f"PDDLWORLDS_TRAIN_ATTENTION={name!r}: one of {', '.join(ATTENTIONS)}")
-    return tree_attention.register() if name == "tree" else name
-
-
 def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[Any, Any, dict[str, str]]:
     """(model, tokenizer, info) in float32: from the float copy in the cache, else from the GGUF (which
     transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256."""
     torch, transformers, _ = _imports()
     from ..llm import default_model_path
 
-    attention = attention_implementation()
+    attention = tree_attention.attention_implementation()
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
     if not path.is_file():
         raise FileNotFoundError(f"base model GGUF not found: {path}")
@@ -206,67 +191,6 @@ def lr_factor(step: int, total: int, config: TrainConfig) -> float:
     return 1.0
 
 
-def warm_start(model: Any, config: TrainConfig) -> dict[str, str]:
-    """Load `config.init`'s LoRA weights into the fresh PEFT `model`; every LoRA tensor of the model must
-    come from the adapter, with the same shape, rank and alpha. Returns what was loaded (path, sha256)."""
-    torch, _, peft = _imports()
-    from .gguf_adapter import read_adapter
-
-    weights = read_adapter(config.init)
-    if weights.rank != config.rank or weights.alpha != config.alpha:
-        raise ValueError(
-            f"{config.init}: rank {weights.rank}, alpha {weights.alpha:g}; this run has --rank {config.rank} "
-            f"--alpha {config.alpha:g} (pass the adapter's)"
-        )
-    mine = peft.get_peft_model_state_dict(model)
-    missing = sorted(set(mine) - set(weights.tensors))
-    extra = sorted(set(weights.tensors) - set(mine))
-    if missing or extra:
-        raise ValueError(f"{config.init}: does not fit the model (missing {missing[:3]}, unknown {extra[:3]})")
-    state = {}
-    for name, current in mine.items():
-        array = weights.tensors[name]
-        if tuple(array.shape) != tuple(current.shape):
-            raise ValueError(f"{config.init}: {name} has shape {tuple(array.shape)}, the model {tuple(current.shape)}")
-        state[name] = torch.from_numpy(array).to(current.device, current.dtype)
-    peft.set_peft_model_state_dict(model, state)
-    path = Path(config.init)
-    sha = file_sha256(path) if path.is_file() else file_sha256(path / "adapter_model.safetensors")
-    return {"path": str(path), "sha256": sha, "tensors": str(len(state))}
-
-
-def lora_model(base: Any, config: TrainConfig, device: Any) -> Any:
-    """`base` wrapped with fresh LoRA weights per `config` (rank, alpha, modules, `train_layers`), in
-    training mode on `device`; `base` itself is changed (PEFT wraps it in place)."""
-    _, _, peft = _imports()
-    lora = peft.LoraConfig(
-        r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=list(config.target_modules),
-        bias="none", task_type="CAUSAL_LM",
-    )
-    model = peft.get_peft_model(base, lora).to(device)
-    model.train()
-    text_config = getattr(base.config, "text_config", base.config)
-    set_trainable_layers(model, config.train_layers, text_config.num_hidden_layers)
-    return model
-
-
-_LAYER = re.compile(r"\.layers\.(\d+)\.")
-
-
-def set_trainable_layers(model: Any, train_layers: int, n_layers: int) -> int:
-    """Make the LoRA weights of the top `train_layers` transformer layers trainable and freeze the rest
-    (0: every layer trains); returns how many LoRA tensors train. Autograd then records nothing below the
-    lowest trainable layer, which is where the time goes: each frozen layer saves its backward pass."""
-    lowest = 0 if train_layers == 0 else max(0, n_layers - train_layers)
-    trainable = 0
-    for name, param in model.named_parameters():
-        match = _LAYER.search(name)
-        if "lora_" in name and match:
-            param.requires_grad_(int(match.group(1)) >= lowest)
-            trainable += int(match.group(1)) >= lowest
-    return trainable
-
-
 def _schedule(n: int, total: int, seed: int) -> list[int]:
     """`total` sequence indices: shuffled epochs of `n` sequences, as many as it takes."""
     if n < 1:
@@ -347,7 +271,8 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
                                                 "skipped_too_long": stats.skipped_too_long,
                                                 "by_domain": stats.by_domain}, indent=2) + "\n")
 
-    model = lora_model(base, config, device)
+    model = lora_model(base, rank=config.rank, alpha=config.alpha, target_modules=config.target_modules,
+                       train_layers=config.train_layers, device=device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, total, config))
@@ -371,7 +296,7 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
         step, seconds, tokens_done = state["step"], state["seconds"], state["tokens"]
         init_info = state.get("init")
     elif config.init:
-        init_info = warm_start(model, config)
+        init_info = warm_start(model, config.init, config.rank, config.alpha)
 
     def save_checkpoint() -> None:
         buffer = io.BytesIO()

@@ -16,12 +16,13 @@ back to transformers' own SDPA path, so such a model still runs anything else.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BLOCK", "TREE_ATTENTION", "BlockTreeMask", "block_mask", "block_tree_attention", "register"]
+__all__ = ["ATTENTIONS", "BLOCK", "TREE_ATTENTION", "attention_implementation", "BlockTreeMask", "block_mask", "block_tree_attention", "register"]
 
 #: The name the attention function is registered under.
 TREE_ATTENTION = "pddlworlds_tree"
@@ -122,3 +123,18 @@ def register() -> str:
 
     AttentionInterface.register(TREE_ATTENTION, block_tree_attention)
     return TREE_ATTENTION
+
+
+#: Attention for training (`PDDLWORLDS_TRAIN_ATTENTION`): "tree" computes only the blocks the trie's mask
+#: allows (`tree_attention.py`); "sdpa" is torch's fused attention over the whole dense mask, "eager" the
+#: plain path. All three give the same losses; they differ in time.
+ATTENTIONS = ("tree", "sdpa", "eager")
+
+
+def attention_implementation(name: str | None = None) -> str:
+    """The transformers attention implementation for `name` (default: `PDDLWORLDS_TRAIN_ATTENTION`, else
+    "tree"), registering the tree one with transformers when it is chosen."""
+    name = name or os.environ.get("PDDLWORLDS_TRAIN_ATTENTION") or "tree"
+    if name not in ATTENTIONS:
+        raise ValueError(f"PDDLWORLDS_TRAIN_ATTENTION={name!r}: one of {', '.join(ATTENTIONS)}")
+    return register() if name == "tree" else name
