@@ -61,7 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from pddlworlds.training.lora import lora_model, set_trainable_layers, warm_start
-    from pddlworlds.training.trainer import TrainConfig, build_sequences, load_base_model, sequence_loss
+    from pddlworlds.training.trainer import (
+        TrainConfig,
+        attention_geometry,
+        build_sequences,
+        load_base_model,
+        sequence_loss,
+    )
     from pddlworlds.training.tree_attention import attention_implementation
 
     torch.set_num_threads(args.threads)
@@ -73,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     ranked = sorted(range(len(sequences)), key=lambda i: len(sequences[i]), reverse=True)
     pool = ranked[: max(args.sequences, len(ranked) // 2)]
     chosen = random.Random(args.seed).sample(pool, min(args.sequences, len(pool)))
-    text_config = getattr(base.config, "text_config", base.config)
-    window = getattr(text_config, "sliding_window", None)
-    softcap = getattr(text_config, "final_logit_softcapping", None)
+    n_layers, window, softcap = attention_geometry(base)
     device = torch.device("cpu")
 
     # One model for every setting (a run's memory, not one per setting): before each timed step the LoRA
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, param in model.named_parameters():
                 if name in start_weights:
                     param.copy_(start_weights[name])
-        set_trainable_layers(model, run["config"].train_layers, text_config.num_hidden_layers)
+        set_trainable_layers(model, run["config"].train_layers, n_layers)
         model.get_base_model().set_attn_implementation(attention_implementation(run["attention"]))
         params = [p for p in model.parameters() if p.requires_grad]
         run["params"] = sum(p.numel() for p in params)

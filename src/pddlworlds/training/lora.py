@@ -4,8 +4,8 @@ train (`--train-layers`). Kept apart from the training loop (`trainer.py`), whic
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..files import file_sha256
@@ -33,18 +33,15 @@ def lora_model(base: Any, *, rank: int, alpha: float, target_modules: Sequence[s
 _LAYER = re.compile(r"\.layers\.(\d+)\.")
 
 
-def set_trainable_layers(model: Any, train_layers: int, n_layers: int) -> int:
+def set_trainable_layers(model: Any, train_layers: int, n_layers: int) -> None:
     """Make the LoRA weights of the top `train_layers` transformer layers trainable and freeze the rest
-    (0: every layer trains); returns how many LoRA tensors train. Autograd then records nothing below the
-    lowest trainable layer, which is where the time goes: each frozen layer saves its backward pass."""
+    (0: every layer trains). Autograd then records nothing below the lowest trainable layer, which is
+    where the time goes: each frozen layer saves its backward pass."""
     lowest = 0 if train_layers == 0 else max(0, n_layers - train_layers)
-    trainable = 0
     for name, param in model.named_parameters():
         match = _LAYER.search(name)
         if "lora_" in name and match:
             param.requires_grad_(int(match.group(1)) >= lowest)
-            trainable += int(match.group(1)) >= lowest
-    return trainable
 
 
 def warm_start(model: Any, init: str, rank: int, alpha: float) -> dict[str, str]:

@@ -128,6 +128,13 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     return model, tokenizer, info
 
 
+def attention_geometry(base: Any) -> tuple[int, int | None, float | None]:
+    """(layers, sliding window, final-logit softcap) of a loaded base model: what `sequence_loss` needs."""
+    text_config = getattr(base.config, "text_config", base.config)
+    return (text_config.num_hidden_layers, getattr(text_config, "sliding_window", None),
+            getattr(text_config, "final_logit_softcapping", None))
+
+
 def load_tokenizer(gguf_path: str | os.PathLike[str] | None = None) -> Any:
     """The base model's tokenizer alone (from the float copy when cached, else from the GGUF)."""
     _, transformers, _ = _imports()
@@ -255,11 +262,9 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     load_start = time.perf_counter()
     base, tokenizer, base_info = load_base_model(config.base_model)
     load_s = time.perf_counter() - load_start
-    text_config = getattr(base.config, "text_config", base.config)
-    sliding_window = getattr(text_config, "sliding_window", None)
-    softcap = getattr(text_config, "final_logit_softcapping", None)
-    if config.train_layers > text_config.num_hidden_layers:  # before anything is written
-        raise ValueError(f"--train-layers {config.train_layers}: the model has {text_config.num_hidden_layers} layers")
+    n_layers, sliding_window, softcap = attention_geometry(base)
+    if config.train_layers > n_layers:  # before anything is written
+        raise ValueError(f"--train-layers {config.train_layers}: the model has {n_layers} layers")
     sequences, stats, manifests = build_sequences(config, tokenizer, rows)
     out.mkdir(parents=True, exist_ok=True)
     per_epoch = math.ceil(len(sequences) / config.accumulate)
