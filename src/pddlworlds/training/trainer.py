@@ -286,7 +286,9 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     step, seconds, tokens_done = 0, 0.0, 0
     init_info: dict[str, str] | None = None
     if checkpoint.is_file():
-        state = torch.load(checkpoint, map_location=device, weights_only=False)
+        # Loaded on the CPU: the RNG state must stay a CPU tensor, and the optimizer moves its own state to
+        # the parameters' device, so a run checkpointed on one device resumes on another.
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
         # a checkpoint written before an option existed ran with that option's default
         defaults = _config_json(TrainConfig(data="", out=""))
         saved = {k: v for k, v in {**defaults, **state["config"]}.items() if k not in _RESUMABLE}
