@@ -10,6 +10,11 @@ of rounds in docs/training.md.
 
     python scripts/validate_adapter.py --lora models/gemma-3-270m-pddlworlds-lora-v1.gguf --out /tmp/v1.json
     python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --out /tmp/r0.json --workers 2
+    python scripts/validate_adapter.py --out /tmp/r0.json --report-only --compare /tmp/v1.json
+
+`--compare B.json` pairs these episodes with B's (same agent, domain and problem) and prints, per agent
+and domain, which problems only one adapter solves with McNemar's exact p-value and the Wilcoxon p-value
+of progress: on 6 problems a domain a one-problem difference is not evidence, and this says so.
 """
 
 from __future__ import annotations
@@ -49,6 +54,26 @@ def _table(figures: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _comparison_table(comparison: dict[str, dict[str, Any]]) -> str:
+    lines = ["| agent/domain | pairs | SR % this | SR % other | solved only here | solved only there | p (SR) | "
+             "PR % this | PR % other | p (PR) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, c in comparison.items():
+        lines.append(f"| {key} | {c['pairs']} | {c['sr_a']} | {c['sr_b']} | {c['solved_only_a']} | {c['solved_only_b']} | "
+                     f"{'–' if c['sr_p'] is None else c['sr_p']} | {c['pr_a']} | {c['pr_b']} | "
+                     f"{'–' if c['pr_p'] is None else c['pr_p']} |")
+    return "\n".join(lines)
+
+
+def _read_episodes(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), start=1):
+        try:
+            rows.append(json.loads(line))
+        except ValueError as exc:
+            raise SystemExit(f"{path}:{n}: not a JSON line ({exc}); remove it to start again") from exc
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lora", default="shipped", help="GGUF adapter, 'shipped' (default) or 'none'")
@@ -59,13 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per worker")
     parser.add_argument("--report-only", action="store_true",
-                        help="play nothing: the figures of the episodes already in OUT.episodes.jsonl")
+                        help="play nothing: the figures of the episodes already in OUT.episodes.jsonl (the adapter "
+                             "recorded in OUT, when it exists, is kept)")
+    parser.add_argument("--compare", type=Path, default=None, metavar="OTHER.json",
+                        help="pair the episodes with another adapter's (OTHER.json.episodes.jsonl) and test the differences")
     args = parser.parse_args(argv)
 
     from pddlworlds.files import atomic_write, file_sha256
     from pddlworlds.generators import DOMAINS
     from pddlworlds.training.problems import held_out_problems
-    from pddlworlds.training.validation import summarize
+    from pddlworlds.training.validation import compare, summarize
 
     lora = None if args.lora == "none" else args.lora
     if lora not in (None, "shipped") and not Path(lora).is_file():
@@ -73,13 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     domain_names = list(DOMAINS) if args.domains == "all" else args.domains.split(",")
     agents = args.agents.split(",")
     episodes_path = args.out.with_name(args.out.name + ".episodes.jsonl")
-    done: list[dict[str, Any]] = []
-    if episodes_path.is_file():
-        for n, line in enumerate(episodes_path.read_text().splitlines(), start=1):
-            try:
-                done.append(json.loads(line))
-            except ValueError as exc:
-                raise SystemExit(f"{episodes_path}:{n}: not a JSON line ({exc}); remove it to start again") from exc
+    other_path = None if args.compare is None else args.compare.with_name(args.compare.name + ".episodes.jsonl")
+    if other_path is not None and not other_path.is_file():
+        parser.error(f"--compare: no episodes at {other_path}")
+    done: list[dict[str, Any]] = _read_episodes(episodes_path) if episodes_path.is_file() else []
     finished = {(r["domain"], r["problem"], r["agent"]) for r in done}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,9 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         from pddlworlds.llm import shipped_adapter_path
 
         adapter_file = str(shipped_adapter_path())
+    adapter = {"adapter": adapter_file, "adapter_sha256": file_sha256(adapter_file) if adapter_file else None}
+    if args.report_only and args.out.is_file():  # the episodes' adapter is the one that played them, not --lora's
+        previous = json.loads(args.out.read_text())
+        adapter = {k: previous.get(k) for k in adapter}
     result = {
-        "adapter": adapter_file,
-        "adapter_sha256": file_sha256(adapter_file) if adapter_file else None,
+        **adapter,
         "agents": agents,
         "domains": domain_names,
         "max_steps": args.max_steps,
@@ -121,8 +149,19 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "figures": figures,
     }
+    comparison = None
+    if other_path is not None:
+        mine = [r for r in done if r["agent"] in agents and r["domain"] in domain_names]
+        try:
+            comparison = compare(mine, _read_episodes(other_path))
+        except ValueError as exc:
+            raise SystemExit(f"--compare {args.compare}: {exc}") from exc
+        result["compared_with"] = {"episodes": str(other_path), "figures": comparison}
     atomic_write(args.out, json.dumps(result, indent=2) + "\n")
     print(_table(figures))
+    if comparison is not None:
+        print(f"\nthis adapter against {args.compare} (paired by agent, domain and problem):")
+        print(_comparison_table(comparison))
     return 0
 
 

@@ -25,7 +25,7 @@ from pddlworlds.training.problems import (
     generate_training_problems,
     held_out_problems,
 )
-from pddlworlds.training.validation import count_returns, summarize
+from pddlworlds.training.validation import compare, count_returns, summarize
 
 gguf = pytest.importorskip("gguf")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -98,6 +98,28 @@ def test_count_returns():
     figures = summarize(rows)
     assert figures["standard/all"] == figures["standard/d"] == {
         "episodes": 2, "sr": 50.0, "pr": 75.0, "executability": 60.0, "loops_per_episode": 0.5, "seconds_per_step": 0.5}
+
+
+def test_compare_pairs_episodes_by_problem_and_tests_the_differences():
+    def row(agent, domain, problem, success, progress):
+        return {"agent": agent, "domain": domain, "problem": problem, "success": success, "progress": progress}
+
+    a = [row("hiagent", "d", f"p{i}", i < 7, 1.0 if i < 7 else 0.25) for i in range(8)]
+    b = [row("hiagent", "d", f"p{i}", i == 0, 1.0 if i == 0 else 0.5) for i in range(8)]
+    b.append(row("hiagent", "d", "unpaired", True, 1.0))
+    c = compare(a, b)
+    assert set(c) == {"hiagent/d", "hiagent/all", "all/all"}
+    d = c["hiagent/d"]
+    assert (d["pairs"], d["sr_a"], d["sr_b"], d["solved_only_a"], d["solved_only_b"]) == (8, 87.5, 12.5, 6, 0)
+    assert d["sr_p"] == round(2 * 0.5 ** 6, 3)  # McNemar's exact test: 6 discordant pairs, all one way
+    assert d["pr_differing"] == 7 and d["pr_p"] is not None and d["pr_p"] < 0.05
+    # one problem of difference on a handful is no evidence: the p-value says so
+    one = compare(a[:2], [row("hiagent", "d", "p0", True, 1.0), row("hiagent", "d", "p1", False, 0.25)])
+    assert one["all/all"]["sr_p"] == 1.0
+    same = compare(a, a)["all/all"]
+    assert same["sr_p"] is None and same["pr_p"] is None and same["pr_differing"] == 0
+    with pytest.raises(ValueError, match="no .agent, domain, problem. in common"):
+        compare(a, [row("standard", "d", "p0", True, 1.0)])
 
 
 def _problem(tmp_path, domain="blocksworld", level="hard"):
@@ -378,3 +400,33 @@ def test_train_layers_trains_only_the_top_layers_and_old_checkpoints_resume(tmp_
     assert train(TrainConfig(out=str(tmp_path / "a"), steps=3, **base), progress=False)["steps_done"] == 3
     with pytest.raises(ValueError, match="another configuration \\(train_layers\\)"):
         train(TrainConfig(out=str(tmp_path / "a"), steps=4, train_layers=1, **base), progress=False)
+
+
+def test_validate_script_compares_two_adapters_without_playing(tmp_path):
+    """`scripts/validate_adapter.py --report-only --compare` pairs stored episodes and keeps the adapter that
+    played them (not --lora's default)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+
+    def write(name, solved, adapter):
+        rows = [{"agent": "hiagent", "domain": "blocksworld", "problem": f"p{i}", "success": i < solved,
+                 "progress": 1.0 if i < solved else 0.5, "steps": 10, "valid_steps": 5, "loops": 0, "seconds": 1.0}
+                for i in range(6)]
+        (tmp_path / f"{name}.json.episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (tmp_path / f"{name}.json").write_text(json.dumps({"adapter": adapter, "adapter_sha256": "ab" * 32}))
+
+    write("new", 4, "/cands/new.gguf")
+    write("old", 3, "/cands/old.gguf")
+    run = subprocess.run([sys.executable, str(repo / "scripts" / "validate_adapter.py"), "--out", str(tmp_path / "new.json"),
+                          "--report-only", "--agents", "hiagent", "--domains", "blocksworld",
+                          "--compare", str(tmp_path / "old.json")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "| hiagent/blocksworld | 6 | 66.7 | 50.0 | 1 | 0 | 1.0 |" in run.stdout
+    result = json.loads((tmp_path / "new.json").read_text())
+    assert result["adapter"] == "/cands/new.gguf"
+    assert result["compared_with"]["figures"]["all/all"]["solved_only_a"] == 1
+    missing = subprocess.run([sys.executable, str(repo / "scripts" / "validate_adapter.py"), "--out", str(tmp_path / "new.json"),
+                              "--report-only", "--compare", str(tmp_path / "absent.json")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "absent.json.episodes.jsonl" in missing.stderr

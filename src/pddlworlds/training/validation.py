@@ -4,7 +4,9 @@ The held-out problems (`problems.HELD_OUT`) are generated, never trained on, and
 the public problems stay for the shipped version only. Each agent plays each problem once (30 steps,
 free decoding, the adapter's prompt profile); per episode: success, progress (best so far), executability
 (valid steps over steps), loops (steps that return the world to a state it was already in) and seconds
-per step. `summarize` aggregates per agent and domain, and per agent over all domains.
+per step. `summarize` aggregates per agent and domain, and per agent over all domains; `compare` sets two
+adapters' episodes side by side, problem by problem, with the tests that say whether a difference on so few
+problems is more than chance.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..registration import make_env
 from .onpolicy import StateTrail
 from .problems import TrainingProblem
 
-__all__ = ["count_returns", "play_held_out", "summarize"]
+__all__ = ["compare", "count_returns", "play_held_out", "summarize"]
 
 
 def count_returns(states: Sequence[int]) -> int:
@@ -77,3 +79,41 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         groups.setdefault(f"{r['agent']}/{r['domain']}", []).append(r)
         groups.setdefault(f"{r['agent']}/all", []).append(r)
     return {key: _figures(group) for key, group in sorted(groups.items())}
+
+
+def _paired(pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    from scipy.stats import binomtest, wilcoxon
+
+    only_a = sum(1 for a, b in pairs if a["success"] and not b["success"])
+    only_b = sum(1 for a, b in pairs if b["success"] and not a["success"])
+    pa, pb = [a["progress"] for a, _ in pairs], [b["progress"] for _, b in pairs]
+    nonzero = sum(1 for x, y in zip(pa, pb) if x != y)
+    return {
+        "pairs": len(pairs),
+        "sr_a": round(100.0 * mean(a["success"] for a, _ in pairs), 1),
+        "sr_b": round(100.0 * mean(b["success"] for _, b in pairs), 1),
+        "solved_only_a": only_a,
+        "solved_only_b": only_b,
+        # McNemar's exact test: the discordant problems are a fair coin when the adapters are equally good
+        "sr_p": round(binomtest(only_a, only_a + only_b, 0.5).pvalue, 3) if only_a + only_b else None,
+        "pr_a": round(100.0 * mean(pa), 1),
+        "pr_b": round(100.0 * mean(pb), 1),
+        "pr_differing": nonzero,
+        "pr_p": round(float(wilcoxon(pa, pb).pvalue), 3) if nonzero else None,
+    }
+
+
+def compare(rows_a: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Two adapters' held-out episodes paired by (agent, domain, problem): per `agent/domain`, `agent/all`
+    and `all/all`, SR and PR of each, the problems only one of them solves with McNemar's exact p-value,
+    and the Wilcoxon signed-rank p-value of progress (None when no pair differs). Unpaired episodes are
+    left out; ValueError when no episode pairs."""
+    index = {(r["agent"], r["domain"], r["problem"]): r for r in rows_b}
+    pairs = [(r, index[key]) for r in rows_a if (key := (r["agent"], r["domain"], r["problem"])) in index]
+    if not pairs:
+        raise ValueError("the two sets of held-out episodes have no (agent, domain, problem) in common")
+    groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for a, b in pairs:
+        for key in (f"{a['agent']}/{a['domain']}", f"{a['agent']}/all", "all/all"):
+            groups.setdefault(key, []).append((a, b))
+    return {key: _paired(group) for key, group in sorted(groups.items())}
