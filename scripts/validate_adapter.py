@@ -4,9 +4,9 @@
 The held-out problems (`pddlworlds.training.problems.HELD_OUT`: 6 generated problems a domain, fixed
 seeds, never trained on and never a shipped one) are played by STANDARD and HiAgent, 30 steps, free
 decoding, with the embedded model and the given adapter. Episodes are appended to `<out>.episodes.jsonl`
-as they finish, so an interrupted run resumes where it stopped; the figures (per agent and domain, and
-per agent over all) are printed as a table and written to `<out>` as JSON, the row format of the table
-of rounds in docs/training.md.
+as they finish, so an interrupted run resumes where it stopped; the figures (per agent and domain, per
+agent and generator level, and per agent over all) are printed as a table and written to `<out>` as JSON,
+the row format of the table of rounds in docs/training.md.
 
     python scripts/validate_adapter.py --lora models/gemma-3-270m-pddlworlds-lora-v1.gguf --out /tmp/v1.json
     python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --out /tmp/r0.json --workers 2

@@ -25,7 +25,7 @@ from pddlworlds.training.problems import (
     generate_training_problems,
     held_out_problems,
 )
-from pddlworlds.training.validation import compare, count_returns, summarize
+from pddlworlds.training.validation import compare, count_returns, episode_level, summarize
 
 gguf = pytest.importorskip("gguf")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -98,6 +98,22 @@ def test_count_returns():
     figures = summarize(rows)
     assert figures["standard/all"] == figures["standard/d"] == {
         "episodes": 2, "sr": 50.0, "pr": 75.0, "executability": 60.0, "loops_per_episode": 0.5, "seconds_per_step": 0.5}
+    assert set(figures) == {"standard/all", "standard/d"}  # no level is known for these rows
+
+
+def test_held_out_figures_by_level_from_the_field_or_the_problem_name():
+    def row(problem, success, **extra):
+        return {"agent": "hiagent", "domain": "gripper", "problem": problem, "success": success,
+                "progress": float(success), "steps": 10, "valid_steps": 5, "loops": 0, "seconds": 1.0, **extra}
+
+    rows = [row("h9002-easy-01", True), row("h9003-easy-01", True), row("h9002-hard-01", False),
+            row("renamed", False, level="medium")]
+    assert [episode_level(r) for r in rows] == ["easy", "easy", "hard", "medium"]
+    assert episode_level({"problem": "p01"}) is None
+    figures = summarize(rows)
+    assert (figures["hiagent/level:easy"]["sr"], figures["hiagent/level:hard"]["sr"]) == (100.0, 0.0)
+    assert figures["hiagent/level:medium"]["episodes"] == 1 and figures["hiagent/all"]["sr"] == 50.0
+    assert compare(rows, rows)["hiagent/level:easy"]["pairs"] == 2
 
 
 def test_compare_pairs_episodes_by_problem_and_tests_the_differences():

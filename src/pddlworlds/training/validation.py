@@ -11,6 +11,7 @@ problems is more than chance.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from statistics import mean
 from typing import Any
@@ -22,7 +23,7 @@ from ..registration import make_env
 from .onpolicy import StateTrail
 from .problems import TrainingProblem
 
-__all__ = ["compare", "count_returns", "play_held_out", "summarize"]
+__all__ = ["compare", "count_returns", "episode_level", "play_held_out", "summarize"]
 
 
 def count_returns(states: Sequence[int]) -> int:
@@ -46,6 +47,7 @@ def play_held_out(problem: TrainingProblem, agent_name: str, llm: LLM, max_steps
     steps = len(record.trajectory)
     return {
         "domain": problem.domain,
+        "level": problem.level,
         "problem": problem.name,
         "agent": agent_name,
         "success": bool(record.success),
@@ -71,12 +73,29 @@ def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+_LEVEL_IN_NAME = re.compile(r"-(easy|medium|hard)-")
+
+
+def episode_level(row: dict[str, Any]) -> str | None:
+    """The generator level of a held-out episode's problem (`level`, or from its name `h<seed>-<level>-NN`
+    for episodes recorded before the field existed); None when neither says."""
+    if row.get("level"):
+        return str(row["level"])
+    match = _LEVEL_IN_NAME.search(str(row.get("problem", "")))
+    return match.group(1) if match else None
+
+
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """`agent/domain` and `agent/all` -> figures (SR and PR in %, executability in %, loops per episode)."""
+    """`agent/domain`, `agent/level:<level>` and `agent/all` -> figures (SR and PR in %, executability in %,
+    loops per episode). The level rows matter because the easy problems are smaller than any public one in
+    some domains (2-ball Gripper), so an SR carried by them says little about the public set."""
     rows = list(rows)
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(f"{r['agent']}/{r['domain']}", []).append(r)
+        level = episode_level(r)
+        if level is not None:
+            groups.setdefault(f"{r['agent']}/level:{level}", []).append(r)
         groups.setdefault(f"{r['agent']}/all", []).append(r)
     return {key: _figures(group) for key, group in sorted(groups.items())}
 
@@ -104,8 +123,8 @@ def _paired(pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str,
 
 
 def compare(rows_a: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Two adapters' held-out episodes paired by (agent, domain, problem): per `agent/domain`, `agent/all`
-    and `all/all`, SR and PR of each, the problems only one of them solves with McNemar's exact p-value,
+    """Two adapters' held-out episodes paired by (agent, domain, problem): per `agent/domain`,
+    `agent/level:<level>`, `agent/all` and `all/all`, SR and PR of each, the problems only one of them solves with McNemar's exact p-value,
     and the Wilcoxon signed-rank p-value of progress (None when no pair differs). Unpaired episodes are
     left out; ValueError when no episode pairs."""
     index = {(r["agent"], r["domain"], r["problem"]): r for r in rows_b}
@@ -114,6 +133,9 @@ def compare(rows_a: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]]) 
         raise ValueError("the two sets of held-out episodes have no (agent, domain, problem) in common")
     groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for a, b in pairs:
-        for key in (f"{a['agent']}/{a['domain']}", f"{a['agent']}/all", "all/all"):
+        level = episode_level(a)
+        keys = [f"{a['agent']}/{a['domain']}", f"{a['agent']}/all", "all/all"]
+        keys += [] if level is None else [f"{a['agent']}/level:{level}"]
+        for key in keys:
             groups.setdefault(key, []).append((a, b))
     return {key: _paired(group) for key, group in sorted(groups.items())}
