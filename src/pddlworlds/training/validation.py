@@ -124,9 +124,9 @@ def _paired(pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str,
 
 def compare(rows_a: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Two adapters' held-out episodes paired by (agent, domain, problem): per `agent/domain`,
-    `agent/level:<level>`, `agent/all` and `all/all`, SR and PR of each, the problems only one of them solves with McNemar's exact p-value,
-    and the Wilcoxon signed-rank p-value of progress (None when no pair differs). Unpaired episodes are
-    left out; ValueError when no episode pairs."""
+    `agent/level:<level>`, `agent/all` and `all/all`, SR and PR of each, the problems only one of them
+    solves with McNemar's exact p-value, and the Wilcoxon signed-rank p-value of progress (None when no
+    pair differs). Unpaired episodes are left out; ValueError when no episode pairs."""
     index = {(r["agent"], r["domain"], r["problem"]): r for r in rows_b}
     pairs = [(r, index[key]) for r in rows_a if (key := (r["agent"], r["domain"], r["problem"])) in index]
     if not pairs:
