@@ -55,8 +55,9 @@ def _table(figures: dict[str, dict[str, Any]]) -> str:
 
 
 def _comparison_table(comparison: dict[str, dict[str, Any]]) -> str:
-    lines = ["| agent/domain | pairs | SR % this | SR % other | solved only here | solved only there | p (SR) | "
-             "PR % this | PR % other | p (PR) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    header = ("| agent/domain | pairs | SR % this | SR % other | solved only here | solved only there | p (SR) | "
+              "PR % this | PR % other | p (PR) |")
+    lines = [header, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, c in comparison.items():
         lines.append(f"| {key} | {c['pairs']} | {c['sr_a']} | {c['sr_b']} | {c['solved_only_a']} | {c['solved_only_b']} | "
                      f"{'–' if c['sr_p'] is None else c['sr_p']} | {c['pr_a']} | {c['pr_b']} | "
@@ -127,15 +128,16 @@ def main(argv: list[str] | None = None) -> int:
                       f"progress={row['progress']:.2f} valid={row['valid_steps']}/{row['steps']} "
                       f"loops={row['loops']} {row['seconds']}s", file=sys.stderr)
     figures = summarize(r for r in done if r["agent"] in agents and r["domain"] in domain_names)
-    adapter_file = None if lora is None else (lora if lora != "shipped" else None)
-    if lora == "shipped":
-        from pddlworlds.llm import shipped_adapter_path
-
-        adapter_file = str(shipped_adapter_path())
-    adapter = {"adapter": adapter_file, "adapter_sha256": file_sha256(adapter_file) if adapter_file else None}
     if args.report_only and args.out.is_file():  # the episodes' adapter is the one that played them, not --lora's
         previous = json.loads(args.out.read_text())
-        adapter = {k: previous.get(k) for k in adapter}
+        adapter = {k: previous.get(k) for k in ("adapter", "adapter_sha256")}
+    else:
+        adapter_file = None if lora is None else (lora if lora != "shipped" else None)
+        if lora == "shipped":
+            from pddlworlds.llm import shipped_adapter_path
+
+            adapter_file = str(shipped_adapter_path())
+        adapter = {"adapter": adapter_file, "adapter_sha256": file_sha256(adapter_file) if adapter_file else None}
     result = {
         **adapter,
         "agents": agents,

@@ -85,18 +85,22 @@ def episode_level(row: dict[str, Any]) -> str | None:
     return match.group(1) if match else None
 
 
+def _group_keys(row: dict[str, Any]) -> list[str]:
+    """The figure rows an episode counts in: its agent and domain, its agent and level (when known), and its
+    agent over all domains."""
+    level = episode_level(row)
+    keys = [f"{row['agent']}/{row['domain']}", f"{row['agent']}/all"]
+    return keys if level is None else [*keys, f"{row['agent']}/level:{level}"]
+
+
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """`agent/domain`, `agent/level:<level>` and `agent/all` -> figures (SR and PR in %, executability in %,
     loops per episode). The level rows matter because the easy problems are smaller than any public one in
     some domains (2-ball Gripper), so an SR carried by them says little about the public set."""
-    rows = list(rows)
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
-        groups.setdefault(f"{r['agent']}/{r['domain']}", []).append(r)
-        level = episode_level(r)
-        if level is not None:
-            groups.setdefault(f"{r['agent']}/level:{level}", []).append(r)
-        groups.setdefault(f"{r['agent']}/all", []).append(r)
+        for key in _group_keys(r):
+            groups.setdefault(key, []).append(r)
     return {key: _figures(group) for key, group in sorted(groups.items())}
 
 
@@ -133,9 +137,6 @@ def compare(rows_a: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]]) 
         raise ValueError("the two sets of held-out episodes have no (agent, domain, problem) in common")
     groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for a, b in pairs:
-        level = episode_level(a)
-        keys = [f"{a['agent']}/{a['domain']}", f"{a['agent']}/all", "all/all"]
-        keys += [] if level is None else [f"{a['agent']}/level:{level}"]
-        for key in keys:
+        for key in [*_group_keys(a), "all/all"]:
             groups.setdefault(key, []).append((a, b))
     return {key: _paired(group) for key, group in sorted(groups.items())}
