@@ -148,3 +148,27 @@ def test_export_of_a_missing_folder_is_one_line(tmp_path, capsys):
     code = main(["train", "export", str(tmp_path / "half"), str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "adapter_model.safetensors is missing" in err and not out.exists()
+
+
+@pytest.mark.parametrize("command", ["data", "rollout"])
+@pytest.mark.parametrize("levels", ["huge", "medium,huge", ","])
+def test_unknown_levels_are_refused_by_the_parser(tmp_path, capsys, command, levels):
+    extra = ["--adapter", "none"] if command == "rollout" else []
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", command, "--out", str(tmp_path / "out"), "--levels", levels, *extra])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--levels" in err and "choose from easy, medium, hard" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_levels_choose_the_generated_problems_and_are_recorded(tmp_path, capsys):
+    out = tmp_path / "data"
+    code = main(["train", "data", "--out", str(out), "--seeds", "1001", "--per-level", "1", "--domains",
+                 "blocksworld,gripper", "--levels", "hard,medium", "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["generator"]["levels"] == ["medium", "hard"]  # the generators' order, whatever the option's
+    names = [p.stem for p in (out / "problems").rglob("*.pddl")]
+    problems = sorted({json.loads(line)["problem"] for line in (out / "calls.jsonl").read_text().splitlines()})
+    assert problems and all("-medium-" in p or "-hard-" in p for p in problems)
+    assert any("-hard-" in p for p in problems) and not any("-easy-" in n for n in names)

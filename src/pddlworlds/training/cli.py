@@ -39,6 +39,18 @@ def _ints(text: str) -> list[int]:
     return out
 
 
+def _levels(text: str) -> list[str]:
+    """`--levels medium,hard`: a comma-separated subset of the generators' levels, in the generators' order,
+    so that a round can be weighted to the problem sizes where the agent fails."""
+    from ..generators import LEVELS
+
+    asked = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [level for level in asked if level not in LEVELS]
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(f"unknown level(s) {', '.join(unknown) or repr(text)}; choose from {', '.join(LEVELS)}")
+    return [level for level in LEVELS if level in asked]
+
+
 def _one_line(exc: OSError | ImportError) -> ValueError:
     """An OS error on a file (a folder in the way, read-only, full disk) as one line naming the path, or
     a missing training dependency as one line saying what to install."""
@@ -47,7 +59,7 @@ def _one_line(exc: OSError | ImportError) -> ValueError:
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from ..generators import DOMAINS
+    from ..generators import DOMAINS, LEVELS
     from .data import generate_dataset
     from .teacher import Detours
 
@@ -57,6 +69,7 @@ def cmd_data(args: argparse.Namespace) -> int:
         args.out,
         seeds=args.seeds,
         per_level=args.per_level,
+        levels=args.levels or LEVELS,
         domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
         detours=Detours(args.invalid, args.check, args.retrieve),
         seed=args.seed,
@@ -134,7 +147,7 @@ def cmd_lengths(args: argparse.Namespace) -> int:
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
-    from ..generators import DOMAINS
+    from ..generators import DOMAINS, LEVELS
     from ..llm import EmbeddedLLM
     from .rounds import rollout_dataset
 
@@ -148,6 +161,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             round_name=args.round or Path(args.out).name,
             seeds=args.seeds,
             per_level=args.per_level,
+            levels=args.levels or LEVELS,
             domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
             agents=args.agents.split(","),
             max_steps=args.max_steps,
@@ -184,6 +198,7 @@ def add_parsers(sub: Any) -> None:
     d.add_argument("--seeds", type=_ints, default=_ints("1001-1010"), help="generator seeds (default 1001-1010)")
     d.add_argument("--per-level", type=positive_int, default=3, help="problems per level, domain and seed (default 3)")
     d.add_argument("--domains", default="all", help="comma-separated domains or 'all'")
+    d.add_argument("--levels", type=_levels, default=None, help="comma-separated problem levels (default: all)")
     d.add_argument("--invalid", type=probability, default=0.08, help="chance of an invalid-action detour per step")
     d.add_argument("--check", type=probability, default=0.05, help="chance of a `check valid actions` detour per step")
     d.add_argument("--retrieve", type=probability, default=0.25, help="chance of a retrieve(k) per HiAgent subgoal")
@@ -235,6 +250,8 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--seeds", type=_ints, default=_ints("2001-2003"), help="generator seeds (default 2001-2003)")
     r.add_argument("--per-level", type=positive_int, default=1)
     r.add_argument("--domains", default="all")
+    r.add_argument("--levels", type=_levels, default=None,
+                   help="comma-separated problem levels (default: all); medium,hard weights a round to larger problems")
     r.add_argument("--agents", default="standard,hiagent")
     r.add_argument("--max-steps", type=positive_int, default=30)
     r.add_argument("--max-problems", type=positive_int, default=None, help="play only the first N problems kept")
