@@ -172,3 +172,44 @@ def test_levels_choose_the_generated_problems_and_are_recorded(tmp_path, capsys)
     problems = sorted({json.loads(line)["problem"] for line in (out / "calls.jsonl").read_text().splitlines()})
     assert problems and all("-medium-" in p or "-hard-" in p for p in problems)
     assert any("-hard-" in p for p in problems) and not any("-easy-" in n for n in names)
+
+
+def _episodes(folder: Path, n: int, calls_each: int = 2) -> Path:
+    lines = [json.dumps({**CALL, "episode": f"e{e}", "call": c, "reply": f" go {e}"})
+             for e in range(n) for c in range(calls_each)]
+    return _data(folder, *lines)
+
+
+def test_a_share_of_a_folder_is_a_seeded_sample_of_whole_episodes(tmp_path):
+    from pddlworlds.training.dataset import load_training_data
+
+    expert, fresh = _episodes(tmp_path / "expert", 20), _episodes(tmp_path / "round", 3)
+    data = f"{fresh},{expert}:0.25"
+    first = load_training_data(data, seed=0)
+    assert first.sources[str(fresh)] == {"fraction": 1.0, "episodes": 3, "episodes_kept": 3, "calls_kept": 6}
+    assert first.sources[str(expert)] == {"fraction": 0.25, "episodes": 20, "episodes_kept": 5, "calls_kept": 10}
+    sampled = [r["episode"] for r in first.rows[6:]]
+    assert len(set(sampled)) == 5 and all(sampled.count(e) == 2 for e in sampled)  # whole episodes
+    assert [int(e[1:]) for e in dict.fromkeys(sampled)] == sorted(int(e[1:]) for e in set(sampled))  # file order
+    assert load_training_data(data, seed=0).rows == first.rows  # the same seed, the same sample
+    others = {tuple(r["episode"] for r in load_training_data(data, seed=s).rows) for s in range(1, 6)}
+    assert len(others | {tuple(r["episode"] for r in first.rows)}) > 1  # the seed decides it
+    assert len(load_training_data(f"{expert}:0.01").rows) == 2  # at least one episode
+
+
+@pytest.mark.parametrize("share", ["0", "1.5", "-0.2", "nan"])
+def test_a_share_out_of_range_is_refused_by_the_parser(tmp_path, capsys, share):
+    data = _episodes(tmp_path / "data", 2)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "fit", "--data", f"{data}:{share}", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and f"{data}:{share}" in err and "above 0 and at most 1" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_colon_in_a_folder_name_is_part_of_the_path(tmp_path):
+    from pddlworlds.training.dataset import data_sources
+
+    assert data_sources(f"{tmp_path}/a:b,{tmp_path}/c:1") == [
+        data_sources(f"{tmp_path}/a:b")[0], data_sources(f"{tmp_path}/c")[0]]
+    assert data_sources(f"{tmp_path}/a:b")[0].folder == tmp_path / "a:b"

@@ -51,6 +51,17 @@ def _levels(text: str) -> list[str]:
     return [level for level in LEVELS if level in asked]
 
 
+def _data(text: str) -> str:
+    """`--data A,B:0.25`: checked at parse time, so that a bad share fails before the model is loaded."""
+    from .dataset import data_sources
+
+    try:
+        data_sources(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _one_line(exc: OSError | ImportError) -> ValueError:
     """An OS error on a file (a folder in the way, read-only, full disk) as one line naming the path, or
     a missing training dependency as one line saying what to install."""
@@ -210,8 +221,10 @@ def add_parsers(sub: Any) -> None:
     f = tsub.add_parser("fit", help="fine-tune a LoRA adapter on the embedded model (resumes from OUT)",
                         description="Fine-tune a LoRA adapter; the same command resumes from OUT. SIGTERM or "
                         "Ctrl-C ends the run after the current step, with a checkpoint and an adapter.")
-    f.add_argument("--data", required=True,
-                   help="dataset folder(s) from `train data` / `train rollout`, comma-separated (they aggregate)")
+    f.add_argument("--data", type=_data, required=True,
+                   help="dataset folder(s) from `train data` / `train rollout`, comma-separated (they aggregate); "
+                        "FOLDER:SHARE trains on a seeded sample of that share of FOLDER's episodes (--seed), "
+                        "e.g. a replay share of the expert data beside a new round")
     f.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, adapter, adapter GGUF")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--max-len", type=positive_int, default=1024, help="tokens per packed sequence (default 1024)")
@@ -239,7 +252,7 @@ def add_parsers(sub: Any) -> None:
     f.set_defaults(func=cmd_fit)
 
     n = tsub.add_parser("lengths", help="tokens per call, per domain, and the share a --max-len would skip")
-    n.add_argument("--data", required=True, help="dataset folder(s), comma-separated")
+    n.add_argument("--data", type=_data, required=True, help="dataset folder(s), comma-separated, FOLDER:SHARE as for fit")
     n.add_argument("--max-len", type=positive_int, default=4096)
     n.set_defaults(func=cmd_lengths)
 

@@ -1,16 +1,27 @@
-"""The data a fit reads: one or several dataset folders (expert data and on-policy rounds), their calls
-and manifests, and how long the calls are per domain (what `--max-len` would skip)."""
+"""The data a fit reads: one or several dataset folders (expert data and on-policy rounds), each whole or
+as a seeded sample of its episodes (`FOLDER:0.25`, a replay share of earlier data), their calls and
+manifests, and how long the calls are per domain (what `--max-len` would skip)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .data import load_calls
 
-__all__ = ["data_folders", "length_report", "read_manifest", "training_rows"]
+__all__ = [
+    "DataSource",
+    "TrainingData",
+    "data_folders",
+    "data_sources",
+    "length_report",
+    "load_training_data",
+    "read_manifest",
+    "training_rows",
+]
 
 
 def length_report(domains: Sequence[str], lengths: Sequence[int], max_len: int) -> dict[str, dict[str, Any]]:
@@ -33,12 +44,40 @@ def length_report(domains: Sequence[str], lengths: Sequence[int], max_len: int) 
     return report
 
 
-def data_folders(data: str) -> list[Path]:
-    """`TrainConfig.data`: one dataset folder, or several separated by commas (expert data and rounds)."""
-    folders = [Path(part.strip()) for part in data.split(",") if part.strip()]
-    if not folders:
+@dataclass(frozen=True)
+class DataSource:
+    """One dataset folder of `--data`, and the share of its episodes a fit trains on."""
+
+    folder: Path
+    fraction: float = 1.0
+
+
+def data_sources(data: str) -> list[DataSource]:
+    """`TrainConfig.data`: dataset folders separated by commas (expert data and rounds), each optionally
+    `FOLDER:FRACTION`, a fraction in (0, 1] of its episodes; ValueError naming the entry otherwise."""
+    sources = []
+    for part in (p.strip() for p in data.split(",")):
+        if not part:
+            continue
+        head, sep, tail = part.rpartition(":")
+        try:
+            fraction = float(tail) if sep and head else None
+        except ValueError:
+            fraction = None  # a colon that belongs to the path
+        if fraction is None:
+            sources.append(DataSource(Path(part)))
+            continue
+        if not 0 < fraction <= 1:
+            raise ValueError(f"--data entry {part!r}: the share after ':' must be above 0 and at most 1")
+        sources.append(DataSource(Path(head), fraction))
+    if not sources:
         raise ValueError("no dataset folder given")
-    return folders
+    return sources
+
+
+def data_folders(data: str) -> list[Path]:
+    """The folders of `TrainConfig.data`, without their shares."""
+    return [source.folder for source in data_sources(data)]
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -55,13 +94,43 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def training_rows(data: str, agents: Sequence[str] = (), domains: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """The calls of every dataset folder, in order; calls without a reply (an on-policy round's dead
-    ends) are left out."""
+def _sample_episodes(rows: list[dict[str, Any]], fraction: float, seed: Sequence[int]) -> tuple[list[dict[str, Any]], int, int]:
+    """A seeded sample of `fraction` of the rows' episodes (at least one), whole episodes in file order, so
+    the calls that share a conversation prefix stay together; also the episodes there are and kept. A row
+    without an `episode` key is an episode of its own."""
+    import numpy as np
+
+    keys = [row.get("episode", f"#{i}") for i, row in enumerate(rows)]
+    episodes = list(dict.fromkeys(keys))
+    if fraction >= 1:
+        return rows, len(episodes), len(episodes)
+    n = max(1, round(fraction * len(episodes)))
+    chosen = np.random.default_rng(list(seed)).choice(len(episodes), size=n, replace=False)
+    kept = {episodes[int(i)] for i in chosen}
+    return [row for row, key in zip(rows, keys) if key in kept], len(episodes), n
+
+
+@dataclass
+class TrainingData:
+    """The calls a fit trains on, and per folder what was taken from it."""
+
+    rows: list[dict[str, Any]]
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def load_training_data(
+    data: str, agents: Sequence[str] = (), domains: Sequence[str] = (), seed: int = 0
+) -> TrainingData:
+    """The calls of every dataset folder, in order, each folder whole or sampled by episode with `seed`
+    (the same seed, the same sample); calls without a reply (an on-policy round's dead ends) are left out."""
     rows: list[dict[str, Any]] = []
-    for folder in data_folders(data):
-        rows += load_calls(folder)
-    rows = [r for r in rows if r.get("reply") is not None]
+    sources: dict[str, dict[str, Any]] = {}
+    for index, source in enumerate(data_sources(data)):
+        mine, episodes, kept = _sample_episodes(load_calls(source.folder), source.fraction, (seed, index))
+        mine = [r for r in mine if r.get("reply") is not None]
+        sources[str(source.folder)] = {"fraction": source.fraction, "episodes": episodes,
+                                       "episodes_kept": kept, "calls_kept": len(mine)}
+        rows += mine
     if agents:
         rows = [r for r in rows if r["agent"] in agents]
     if domains:
@@ -70,4 +139,11 @@ def training_rows(data: str, agents: Sequence[str] = (), domains: Sequence[str] 
         raise ValueError(
             f"{data}: no calls to train on (agents {agents or 'all'}, domains {domains or 'all'})"
         )
-    return rows
+    return TrainingData(rows, sources)
+
+
+def training_rows(
+    data: str, agents: Sequence[str] = (), domains: Sequence[str] = (), seed: int = 0
+) -> list[dict[str, Any]]:
+    """The calls `load_training_data` gives, without the per-folder account."""
+    return load_training_data(data, agents, domains, seed).rows

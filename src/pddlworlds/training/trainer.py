@@ -28,7 +28,7 @@ from ..files import atomic_write, file_sha256
 from ..host import cache_dir, default_threads
 from . import tree_attention
 from .data import call_from_json
-from .dataset import data_folders, length_report, read_manifest, training_rows
+from .dataset import data_folders, length_report, load_training_data, read_manifest, training_rows
 from .lora import lora_model, warm_start
 from .options import check_range
 from .packing import PackedSequence, PackStats, TokenizerVocabulary, pack_calls, tree_masks
@@ -170,7 +170,7 @@ def build_sequences(
 ) -> tuple[list[PackedSequence], PackStats, dict]:
     """The packed sequences of the dataset's calls (`rows`: read from `config.data` when not given);
     ValueError when no call fits in `config.max_len` tokens."""
-    rows = training_rows(config.data, config.agents, config.domains) if rows is None else rows
+    rows = training_rows(config.data, config.agents, config.domains, config.seed) if rows is None else rows
     calls = [call_from_json(r) for r in rows]
     sequences, stats = pack_calls(calls, TokenizerVocabulary(tokenizer), config.max_len)
     if not sequences:
@@ -245,7 +245,9 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     `stop` is set (the CLI sets it on SIGTERM or Ctrl-C), the step under way finishes and the run ends as
     `--max-minutes` ends it: checkpoint, adapter, summary."""
     check_config(config)
-    rows = training_rows(config.data, config.agents, config.domains)  # the data checked before the model is loaded or anything is written
+    # the data checked before the model is loaded or anything is written
+    training_data = load_training_data(config.data, config.agents, config.domains, config.seed)
+    rows = training_data.rows
     out = Path(config.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
@@ -274,7 +276,8 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     atomic_write(out / "data.json", json.dumps({"sequences": len(sequences), "steps_planned": total,
                                                 "per_epoch": per_epoch, "packed_tokens": stats.packed_tokens,
                                                 "skipped_too_long": stats.skipped_too_long,
-                                                "by_domain": stats.by_domain}, indent=2) + "\n")
+                                                "by_domain": stats.by_domain,
+                                                "sources": training_data.sources}, indent=2) + "\n")
 
     model = lora_model(base, rank=config.rank, alpha=config.alpha, target_modules=config.target_modules,
                        train_layers=config.train_layers, device=device)
@@ -376,6 +379,7 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
                          if k in m}
                 for folder, m in manifests.items()
             },
+            "sources": training_data.sources,  # per folder: share of episodes, episodes kept, calls kept
             "calls": stats.calls,
             "skipped_too_long": stats.skipped_too_long,
             "by_domain": stats.by_domain,
