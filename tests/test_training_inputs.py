@@ -213,3 +213,16 @@ def test_a_colon_in_a_folder_name_is_part_of_the_path(tmp_path):
     assert data_sources(f"{tmp_path}/a:b,{tmp_path}/c:1") == [
         data_sources(f"{tmp_path}/a:b")[0], data_sources(f"{tmp_path}/c")[0]]
     assert data_sources(f"{tmp_path}/a:b")[0].folder == tmp_path / "a:b"
+
+
+@pytest.mark.parametrize("command", ["data", "rollout"])
+@pytest.mark.parametrize("domains", ["sokoban", "blocksworld,sokoban", ","])
+def test_unknown_domains_are_refused_by_the_parser(tmp_path, capsys, command, domains):
+    extra = ["--adapter", "none"] if command == "rollout" else []
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", command, "--out", str(tmp_path / "out"), "--domains", domains, *extra])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--domains" in err
+    assert "choose from all, blocksworld, gripper, tyreworld, barman" in err
+    assert ("sokoban" in err) == ("sokoban" in domains)
+    assert not (tmp_path / "out").exists()

@@ -51,6 +51,20 @@ def _levels(text: str) -> list[str]:
     return [level for level in LEVELS if level in asked]
 
 
+def _domains(text: str) -> list[str]:
+    """`--domains blocksworld,barman` or `all`: the generators' domains, checked at parse time, so that an
+    unknown name fails before the output folder is made."""
+    from ..generators import DOMAINS
+
+    if text.strip() == "all":
+        return list(DOMAINS)
+    asked = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in asked if name not in DOMAINS]
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(f"unknown domain(s) {', '.join(unknown) or repr(text)}; choose from all, {', '.join(DOMAINS)}")
+    return asked
+
+
 def _data(text: str) -> str:
     """`--data A,B:0.25`: checked at parse time, so that a bad share fails before the model is loaded."""
     from .dataset import data_sources
@@ -70,7 +84,7 @@ def _one_line(exc: OSError | ImportError) -> ValueError:
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from ..generators import DOMAINS, LEVELS
+    from ..generators import LEVELS
     from .data import generate_dataset
     from .teacher import Detours
 
@@ -81,7 +95,7 @@ def cmd_data(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         per_level=args.per_level,
         levels=args.levels or LEVELS,
-        domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
+        domain_names=args.domains,
         detours=Detours(args.invalid, args.check, args.retrieve),
         seed=args.seed,
         planner_timeout=args.planner_timeout,
@@ -158,7 +172,7 @@ def cmd_lengths(args: argparse.Namespace) -> int:
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
-    from ..generators import DOMAINS, LEVELS
+    from ..generators import LEVELS
     from ..llm import EmbeddedLLM
     from .rounds import rollout_dataset
 
@@ -173,7 +187,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             seeds=args.seeds,
             per_level=args.per_level,
             levels=args.levels or LEVELS,
-            domain_names=DOMAINS if args.domains == "all" else args.domains.split(","),
+            domain_names=args.domains,
             agents=args.agents.split(","),
             max_steps=args.max_steps,
             planner_timeout=args.planner_timeout,
@@ -208,7 +222,7 @@ def add_parsers(sub: Any) -> None:
     d.add_argument("--out", type=Path, required=True, help="dataset folder")
     d.add_argument("--seeds", type=_ints, default=_ints("1001-1010"), help="generator seeds (default 1001-1010)")
     d.add_argument("--per-level", type=positive_int, default=3, help="problems per level, domain and seed (default 3)")
-    d.add_argument("--domains", default="all", help="comma-separated domains or 'all'")
+    d.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     d.add_argument("--levels", type=_levels, default=None, help="comma-separated problem levels (default: all)")
     d.add_argument("--invalid", type=probability, default=0.08, help="chance of an invalid-action detour per step")
     d.add_argument("--check", type=probability, default=0.05, help="chance of a `check valid actions` detour per step")
@@ -262,7 +276,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--round", default="", help="round name recorded in the data (default: OUT's name)")
     r.add_argument("--seeds", type=_ints, default=_ints("2001-2003"), help="generator seeds (default 2001-2003)")
     r.add_argument("--per-level", type=positive_int, default=1)
-    r.add_argument("--domains", default="all")
+    r.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     r.add_argument("--levels", type=_levels, default=None,
                    help="comma-separated problem levels (default: all); medium,hard weights a round to larger problems")
     r.add_argument("--agents", default="standard,hiagent")
