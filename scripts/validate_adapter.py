@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Measure an adapter on the held-out problems: SR, PR, executability, loops and seconds per step.
 
-The held-out problems (`pddlworlds.training.problems.HELD_OUT`: 6 generated problems a domain, fixed
-seeds, never trained on and never a shipped one) are played by STANDARD and HiAgent, 30 steps, free
+The held-out problems (`pddlworlds.training.problems.HELD_OUT_SETS`: generated, fixed seeds, never
+trained on and never a shipped one; `--set standard`, 6 a domain over the three levels, or `--set wide`,
+the public sizes only, medium and hard, 48 problems) are played by STANDARD and HiAgent, 30 steps, free
 decoding, with the embedded model and the given adapter. Episodes are appended to `<out>.episodes.jsonl`
 as they finish, so an interrupted run resumes where it stopped; the figures (per agent and domain, per
 agent and generator level, and per agent over all) are printed as a table and written to `<out>` as JSON,
@@ -11,6 +12,7 @@ the row format of the table of rounds in docs/training.md.
     python scripts/validate_adapter.py --lora models/gemma-3-270m-pddlworlds-lora-v1.gguf --out /tmp/v1.json
     python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --out /tmp/r0.json --workers 2
     python scripts/validate_adapter.py --out /tmp/r0.json --report-only --compare /tmp/v1.json
+    python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --set wide --out /tmp/r0-wide.json
 
 `--compare B.json` pairs these episodes with B's (same agent, domain and problem) and prints, per agent
 and domain, which problems only one adapter solves with McNemar's exact p-value and the Wilcoxon p-value
@@ -76,11 +78,16 @@ def _read_episodes(path: Path) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pddlworlds.training.problems import HELD_OUT_SETS
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lora", default="shipped", help="GGUF adapter, 'shipped' (default) or 'none'")
     parser.add_argument("--out", type=Path, required=True, help="JSON figures; episodes go to OUT.episodes.jsonl")
     parser.add_argument("--agents", default="standard,hiagent")
     parser.add_argument("--domains", default="all")
+    parser.add_argument("--set", dest="held_out_set", default=None, choices=list(HELD_OUT_SETS),
+                        help="held-out set: standard (24 problems, all levels; the default) or wide (48, medium and "
+                             "hard only); with --report-only, the set recorded in OUT")
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per worker")
@@ -96,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     from pddlworlds.training.problems import held_out_problems
     from pddlworlds.training.validation import compare, summarize
 
+    previous = json.loads(args.out.read_text()) if args.report_only and args.out.is_file() else {}
+    if args.held_out_set is None:
+        args.held_out_set = previous.get("held_out_set", "standard")
     lora = None if args.lora == "none" else args.lora
     if lora not in (None, "shipped") and not Path(lora).is_file():
         parser.error(f"--lora: no such adapter file: {lora}")
@@ -109,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     finished = {(r["domain"], r["problem"], r["agent"]) for r in done}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        problems = held_out_problems(tmp, domain_names)
+        problems = held_out_problems(tmp, domain_names, args.held_out_set)
         # the i-th problem of every domain, both agents, before the (i+1)-th: a partial run covers all domains
         order = {id(p): i for d in domain_names for i, p in enumerate(q for q in problems if q.domain == d)}
         problems = sorted(problems, key=lambda p: order[id(p)])
@@ -127,9 +137,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{row['agent']:9} {row['domain']}/{row['problem']}: success={row['success']} "
                       f"progress={row['progress']:.2f} valid={row['valid_steps']}/{row['steps']} "
                       f"loops={row['loops']} {row['seconds']}s", file=sys.stderr)
-    figures = summarize(r for r in done if r["agent"] in agents and r["domain"] in domain_names)
-    if args.report_only and args.out.is_file():  # the episodes' adapter is the one that played them, not --lora's
-        previous = json.loads(args.out.read_text())
+    names = {(p.domain, p.name) for p in problems}  # the set's episodes only, whatever else OUT holds
+    mine = [r for r in done if r["agent"] in agents and (r["domain"], r["problem"]) in names]
+    figures = summarize(mine)
+    if previous:  # --report-only: the episodes' adapter is the one that played them, not --lora's
         adapter = {k: previous.get(k) for k in ("adapter", "adapter_sha256")}
     else:
         adapter_file = None if lora is None else (lora if lora != "shipped" else None)
@@ -140,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         adapter = {"adapter": adapter_file, "adapter_sha256": file_sha256(adapter_file) if adapter_file else None}
     result = {
         **adapter,
+        "held_out_set": args.held_out_set,
         "agents": agents,
         "domains": domain_names,
         "max_steps": args.max_steps,
@@ -153,7 +165,6 @@ def main(argv: list[str] | None = None) -> int:
     }
     comparison = None
     if other_path is not None:
-        mine = [r for r in done if r["agent"] in agents and r["domain"] in domain_names]
         try:
             comparison = compare(mine, _read_episodes(other_path))
         except ValueError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,14 @@ from pddlworlds.training.expert import StateExpert
 from pddlworlds.training.onpolicy import play_labelled
 from pddlworlds.training.problems import (
     HELD_OUT,
+    HELD_OUT_SETS,
     TrainingProblem,
     draw_held_out,
     exclude_shipped,
     generate_training_problems,
     held_out_problems,
+    same_up_to_renaming,
+    structure_hash,
 )
 from pddlworlds.training.validation import compare, count_returns, episode_level, summarize
 
@@ -85,6 +89,43 @@ def test_held_out_problems_are_pinned_and_never_trained_on(tmp_path):
     shutil.copy(p.path, copy)
     kept, dropped = exclude_shipped([TrainingProblem(p.domain, p.level, 1, 1001, "s1001-copy", copy, {})])
     assert not kept and dropped == {f"{p.domain}/s1001-copy": f"{p.domain}/held-out/{p.name}"}
+
+
+def test_the_wide_held_out_set_is_pinned_at_the_public_sizes_and_never_trained_on(tmp_path):
+    wide = HELD_OUT_SETS.get("wide")
+    for domain, pinned in wide.problems.items():
+        drawn = draw_held_out(tmp_path / "drawn", domain, "wide")
+        assert tuple((p.level, p.seed) for p in drawn) == pinned, domain
+        assert {p.level for p in drawn} == {"medium", "hard"}
+    problems = held_out_problems(tmp_path / "pinned", set_name="wide")
+    assert len(problems) == 48 and all(p.name.startswith("w") for p in problems)
+    # none equals a standard held-out problem or a problem of training seeds used (checked here for some)
+    train = generate_training_problems(tmp_path / "train", seeds=(1001, 1010, 1020, 2001, 2009), per_level=2,
+                                       levels=("medium", "hard"))
+    standard = held_out_problems(tmp_path / "standard")
+    index: dict[tuple[str, str], list] = {}
+    for q in [*standard, *train]:
+        task = _task(q)
+        index.setdefault((q.domain, structure_hash(task)), []).append((q.name, task))
+    for p in problems:
+        task = _task(p)
+        for name, other in index.get((p.domain, structure_hash(task)), []):
+            assert not same_up_to_renaming(task, other), (p.name, name)
+    # a training draw equal to a wide held-out problem is dropped as such
+    p = problems[-1]
+    copy = tmp_path / "copy" / p.domain / "s3001-copy.pddl"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(p.path, copy)
+    kept, dropped = exclude_shipped([TrainingProblem(p.domain, p.level, 1, 3001, "s3001-copy", copy, {})])
+    assert not kept and dropped == {f"{p.domain}/s3001-copy": f"{p.domain}/held-out/{p.name}"}
+
+
+def _task(p):
+    from pddlworlds.worlds.catalogue import domains, load_task
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_task(domains()[p.domain].domain_file, p.path)
 
 
 def test_count_returns():
@@ -427,9 +468,9 @@ def test_validate_script_compares_two_adapters_without_playing(tmp_path):
     repo = Path(__file__).resolve().parents[1]
 
     def write(name, solved, adapter):
-        rows = [{"agent": "hiagent", "domain": "blocksworld", "problem": f"p{i}", "success": i < solved,
+        rows = [{"agent": "hiagent", "domain": "blocksworld", "problem": f"h{seed}-{level}-01", "success": i < solved,
                  "progress": 1.0 if i < solved else 0.5, "steps": 10, "valid_steps": 5, "loops": 0, "seconds": 1.0}
-                for i in range(6)]
+                for i, (level, seed) in enumerate(HELD_OUT["blocksworld"])]
         (tmp_path / f"{name}.json.episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         (tmp_path / f"{name}.json").write_text(json.dumps({"adapter": adapter, "adapter_sha256": "ab" * 32}))
 

@@ -26,8 +26,12 @@ __all__ = [
     "HELD_OUT",
     "HELD_OUT_PER_LEVEL",
     "HELD_OUT_SEEDS",
+    "HELD_OUT_SETS",
     "TRAINING_GENERATORS",
     "TRAIN_SEEDS",
+    "USED_TRAINING_PER_LEVEL",
+    "USED_TRAINING_SEEDS",
+    "HeldOutSet",
     "TrainingProblem",
     "exclude_shipped",
     "find_overlaps",
@@ -60,6 +64,58 @@ HELD_OUT: dict[str, tuple[tuple[str, int], ...]] = {  # domain -> ((level, seed)
     "tyreworld": (("easy", 9002), ("easy", 9003), ("medium", 9003), ("medium", 9007), ("hard", 9006), ("hard", 9008)),
     "barman": (("easy", 9001), ("easy", 9002), ("medium", 9001), ("medium", 9002), ("hard", 9001), ("hard", 9002)),
 }
+
+#: Training seeds used before the wide held-out set was drawn (expert data 1001–1020, on-policy rounds
+#: 2001–2009, at most 2 problems a level): the wide set skips any draw equal to one of their problems, so
+#: that no problem an adapter has been trained on is one it is validated on. Later training draws skip the
+#: wide set's problems themselves (`exclude_shipped`).
+USED_TRAINING_SEEDS: tuple[int, ...] = (*range(1001, 1021), *range(2001, 2010))
+USED_TRAINING_PER_LEVEL = 2
+
+
+@dataclass(frozen=True)
+class HeldOutSet:
+    """A pinned set of held-out problems: per domain, the (level, seed) of problem 1 of each draw kept.
+
+    `draw_held_out` redraws it: for each level, seeds in turn, skipping a draw equal (up to renaming) to a
+    shipped problem, to a problem of the sets in `avoid_sets`, to a training problem of `avoid_seeds`, or to
+    one kept before, until `per_level` are kept."""
+
+    name: str
+    prefix: str  # file names: <prefix><seed>-<level>-01
+    seeds: tuple[int, ...]
+    levels: tuple[str, ...]
+    per_level: int
+    problems: dict[str, tuple[tuple[str, int], ...]]
+    avoid_sets: tuple[str, ...] = ()
+    avoid_seeds: tuple[int, ...] = ()  # training problems of these seeds, `USED_TRAINING_PER_LEVEL` a level
+
+
+#: The held-out sets by name. "standard" (24 problems, all three levels) is the one the table of rounds
+#: uses. "wide" has the public problems' sizes only (medium and hard, 6 a level: 48 problems), so that a
+#: difference between adapters on the problems that matter shows before a public run is made.
+HELD_OUT_SETS: Registry[HeldOutSet] = Registry("held-out set", {
+    "standard": HeldOutSet("standard", "h", HELD_OUT_SEEDS, generators.LEVELS, HELD_OUT_PER_LEVEL, HELD_OUT),
+    "wide": HeldOutSet(
+        "wide", "w", tuple(range(9101, 9301)), ("medium", "hard"), 6,
+        {
+            "blocksworld": (("medium", 9101), ("medium", 9102), ("medium", 9103), ("medium", 9104), ("medium", 9105),
+                            ("medium", 9106), ("hard", 9101), ("hard", 9102), ("hard", 9103), ("hard", 9104),
+                            ("hard", 9105), ("hard", 9106)),
+            "gripper": (("medium", 9109), ("medium", 9110), ("medium", 9120), ("medium", 9133), ("medium", 9135),
+                        ("medium", 9143), ("hard", 9101), ("hard", 9106), ("hard", 9111), ("hard", 9114),
+                        ("hard", 9121), ("hard", 9123)),
+            "tyreworld": (("medium", 9106), ("medium", 9121), ("medium", 9123), ("medium", 9125), ("medium", 9127),
+                          ("medium", 9131), ("hard", 9102), ("hard", 9103), ("hard", 9109), ("hard", 9113),
+                          ("hard", 9116), ("hard", 9117)),
+            "barman": (("medium", 9104), ("medium", 9105), ("medium", 9111), ("medium", 9120), ("medium", 9123),
+                       ("medium", 9124), ("hard", 9102), ("hard", 9104), ("hard", 9105), ("hard", 9106),
+                       ("hard", 9108), ("hard", 9111)),
+        },
+        avoid_sets=("standard",),
+        avoid_seeds=USED_TRAINING_SEEDS,
+    ),
+}, plural="sets")
 
 
 @dataclass(frozen=True)
@@ -111,18 +167,27 @@ def _write(out: Path, domain: str, level: str, seed: int, prefix: str) -> Traini
     return TrainingProblem(domain, level, 1, seed, name, path, dict(gp.parameters))
 
 
-def draw_held_out(out_dir: str | Path, domain: str) -> list[TrainingProblem]:
-    """Draw `domain`'s held-out problems by the rule above (what `HELD_OUT` pins)."""
+def draw_held_out(out_dir: str | Path, domain: str, set_name: str = "standard") -> list[TrainingProblem]:
+    """Draw `domain`'s problems of the held-out set `set_name` by its rule (what the set pins)."""
+    spec = HELD_OUT_SETS.get(set_name)
     out = Path(out_dir)
-    index = _shipped_index(domain, held_out=False)
+    index = _shipped_index(domain, held_out=spec.avoid_sets)
+    domain_file = domains()[domain].domain_file
+    if spec.avoid_seeds:
+        with tempfile.TemporaryDirectory() as tmp:
+            # levels have disjoint sizes, so only the set's levels can hold an equal problem
+            for p in generate_training_problems(tmp, seeds=spec.avoid_seeds, per_level=USED_TRAINING_PER_LEVEL,
+                                                domain_names=[domain], levels=spec.levels):
+                task = _load(domain_file, p.path)
+                index.setdefault(structure_hash(task), []).append((f"train/{p.name}", task))
     kept: list[TrainingProblem] = []
-    for level in generators.LEVELS:
+    for level in spec.levels:
         mine = 0
-        for seed in HELD_OUT_SEEDS:
-            if mine == HELD_OUT_PER_LEVEL:
+        for seed in spec.seeds:
+            if mine == spec.per_level:
                 break
-            p = _write(out, domain, level, seed, "h")
-            task = _load(domains()[domain].domain_file, p.path)
+            p = _write(out, domain, level, seed, spec.prefix)
+            task = _load(domain_file, p.path)
             digest = structure_hash(task)
             if any(same_up_to_renaming(task, other) for _, other in index.get(digest, [])):
                 p.path.unlink()
@@ -133,13 +198,16 @@ def draw_held_out(out_dir: str | Path, domain: str) -> list[TrainingProblem]:
     return kept
 
 
-def held_out_problems(out_dir: str | Path, domain_names: Iterable[str] = generators.DOMAINS) -> list[TrainingProblem]:
-    """Write the held-out problems (`HELD_OUT`) to `<out_dir>/<domain>/h<seed>-<level>-01.pddl`."""
+def held_out_problems(
+    out_dir: str | Path, domain_names: Iterable[str] = generators.DOMAINS, set_name: str = "standard"
+) -> list[TrainingProblem]:
+    """Write the held-out set's problems to `<out_dir>/<domain>/<prefix><seed>-<level>-01.pddl`."""
+    spec = HELD_OUT_SETS.get(set_name)
     problems = []
     for domain in domain_names:
-        if domain not in HELD_OUT:
-            raise ValueError(f"no held-out problems for domain {domain!r}; domains: {', '.join(HELD_OUT)}")
-        problems += [_write(Path(out_dir), domain, level, seed, "h") for level, seed in HELD_OUT[domain]]
+        if domain not in spec.problems:
+            raise ValueError(f"no held-out problems for domain {domain!r}; domains: {', '.join(spec.problems)}")
+        problems += [_write(Path(out_dir), domain, level, seed, spec.prefix) for level, seed in spec.problems[domain]]
     return problems
 
 
@@ -228,16 +296,19 @@ def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
         return load_task(domain_file, problem_file)
 
 
-def _shipped_index(domain: str, held_out: bool = True) -> dict[str, list[tuple[str, LiftedTask]]]:
-    """Digest -> [(name, task)] of every shipped problem of `domain`, and its held-out ones (`held_out`)."""
+def _shipped_index(domain: str, held_out: Iterable[str] | None = None) -> dict[str, list[tuple[str, LiftedTask]]]:
+    """Digest -> [(name, task)] of every shipped problem of `domain`, and of its problems in the held-out
+    sets named in `held_out` (default: every set)."""
     domain_file = domains()[domain].domain_file
     shipped: dict[str, list[tuple[str, LiftedTask]]] = {}
     for key, path in shipped_problem_files(domain).items():
         task = _load(domain_file, path)
         shipped.setdefault(structure_hash(task), []).append((key, task))
-    if held_out and domain in HELD_OUT:
+    for set_name in HELD_OUT_SETS if held_out is None else held_out:
+        if domain not in HELD_OUT_SETS.get(set_name).problems:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
-            for p in held_out_problems(tmp, [domain]):
+            for p in held_out_problems(tmp, [domain], set_name):
                 task = _load(domain_file, p.path)
                 shipped.setdefault(structure_hash(task), []).append((f"held-out/{p.name}", task))
     return shipped
