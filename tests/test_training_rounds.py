@@ -91,6 +91,7 @@ def test_held_out_problems_are_pinned_and_never_trained_on(tmp_path):
     assert not kept and dropped == {f"{p.domain}/s1001-copy": f"{p.domain}/held-out/{p.name}"}
 
 
+@pytest.mark.slow  # parses every training problem of the seeds used (about 500)
 def test_the_wide_held_out_set_is_pinned_at_the_public_sizes_and_never_trained_on(tmp_path):
     wide = HELD_OUT_SETS.get("wide")
     for domain, pinned in wide.problems.items():
