@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 _LLM: Any = None
+#: What a run that plays records about how it played; `--report-only` keeps these from OUT.
+_HOW_PLAYED = ("max_steps", "workers", "threads", "wall_seconds_this_run", "load_average_at_end", "cpus")
 
 
 def _init_worker(lora: str | None, threads: int) -> None:
@@ -163,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "figures": figures,
     }
+    if previous:  # --report-only played nothing: how the episodes were played stays as recorded
+        result.update({k: previous[k] for k in _HOW_PLAYED if k in previous})
     comparison = None
     if other_path is not None:
         try:

@@ -473,7 +473,8 @@ def test_validate_script_compares_two_adapters_without_playing(tmp_path):
                  "progress": 1.0 if i < solved else 0.5, "steps": 10, "valid_steps": 5, "loops": 0, "seconds": 1.0}
                 for i, (level, seed) in enumerate(HELD_OUT["blocksworld"])]
         (tmp_path / f"{name}.json.episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        (tmp_path / f"{name}.json").write_text(json.dumps({"adapter": adapter, "adapter_sha256": "ab" * 32}))
+        (tmp_path / f"{name}.json").write_text(json.dumps({"adapter": adapter, "adapter_sha256": "ab" * 32,
+                                                            "workers": 3, "wall_seconds_this_run": 1234.5}))
 
     write("new", 4, "/cands/new.gguf")
     write("old", 3, "/cands/old.gguf")
@@ -484,6 +485,7 @@ def test_validate_script_compares_two_adapters_without_playing(tmp_path):
     assert "| hiagent/blocksworld | 6 | 66.7 | 50.0 | 1 | 0 | 1.0 |" in run.stdout
     result = json.loads((tmp_path / "new.json").read_text())
     assert result["adapter"] == "/cands/new.gguf"
+    assert result["workers"] == 3 and result["wall_seconds_this_run"] == 1234.5  # how they were played, kept
     assert result["compared_with"]["figures"]["all/all"]["solved_only_a"] == 1
     missing = subprocess.run([sys.executable, str(repo / "scripts" / "validate_adapter.py"), "--out", str(tmp_path / "new.json"),
                               "--report-only", "--compare", str(tmp_path / "absent.json")], capture_output=True, text=True)
