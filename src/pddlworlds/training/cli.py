@@ -8,7 +8,7 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +39,22 @@ def _ints(text: str) -> list[int]:
     return out
 
 
+def _names(text: str, known: Sequence[str], kind: str, choices: str) -> list[str]:
+    """The comma-separated names of `text`, each once, in the order given; ArgumentTypeError naming the
+    unknown ones (or the empty text) and `choices`."""
+    asked = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in asked if name not in known]
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(f"unknown {kind}(s) {', '.join(unknown) or repr(text)}; choose from {choices}")
+    return asked
+
+
 def _levels(text: str) -> list[str]:
     """`--levels medium,hard`: a comma-separated subset of the generators' levels, in the generators' order,
     so that a round can be weighted to the problem sizes where the agent fails."""
     from ..generators import LEVELS
 
-    asked = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [level for level in asked if level not in LEVELS]
-    if unknown or not asked:
-        raise argparse.ArgumentTypeError(f"unknown level(s) {', '.join(unknown) or repr(text)}; choose from {', '.join(LEVELS)}")
+    asked = _names(text, LEVELS, "level", ", ".join(LEVELS))
     return [level for level in LEVELS if level in asked]
 
 
@@ -58,11 +65,7 @@ def _domains(text: str) -> list[str]:
 
     if text.strip() == "all":
         return list(DOMAINS)
-    asked = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
-    unknown = [name for name in asked if name not in DOMAINS]
-    if unknown or not asked:
-        raise argparse.ArgumentTypeError(f"unknown domain(s) {', '.join(unknown) or repr(text)}; choose from all, {', '.join(DOMAINS)}")
-    return asked
+    return _names(text, DOMAINS, "domain", f"all, {', '.join(DOMAINS)}")
 
 
 def _data(text: str) -> str:

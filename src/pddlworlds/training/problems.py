@@ -81,7 +81,6 @@ class HeldOutSet:
     shipped problem, to a problem of the sets in `avoid_sets`, to a training problem of `avoid_seeds`, or to
     one kept before, until `per_level` are kept."""
 
-    name: str
     prefix: str  # file names: <prefix><seed>-<level>-01
     seeds: tuple[int, ...]
     levels: tuple[str, ...]
@@ -95,9 +94,9 @@ class HeldOutSet:
 #: uses. "wide" has the public problems' sizes only (medium and hard, 6 a level: 48 problems), so that a
 #: difference between adapters on the problems that matter shows before a public run is made.
 HELD_OUT_SETS: Registry[HeldOutSet] = Registry("held-out set", {
-    "standard": HeldOutSet("standard", "h", HELD_OUT_SEEDS, generators.LEVELS, HELD_OUT_PER_LEVEL, HELD_OUT),
+    "standard": HeldOutSet("h", HELD_OUT_SEEDS, generators.LEVELS, HELD_OUT_PER_LEVEL, HELD_OUT),
     "wide": HeldOutSet(
-        "wide", "w", tuple(range(9101, 9301)), ("medium", "hard"), 6,
+        "w", tuple(range(9101, 9301)), ("medium", "hard"), 6,
         {
             "blocksworld": (("medium", 9101), ("medium", 9102), ("medium", 9103), ("medium", 9104), ("medium", 9105),
                             ("medium", 9106), ("hard", 9101), ("hard", 9102), ("hard", 9103), ("hard", 9104),
