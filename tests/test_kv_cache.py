@@ -104,6 +104,27 @@ def test_evicted_prompt_is_restored(embedded: EmbeddedLLM) -> None:
 
 
 @pytest.mark.embedded
+def test_a_call_reuses_only_what_its_owner_evaluated(embedded: EmbeddedLLM) -> None:
+    """Two agents whose prompts share a long start: the second pays for it as the first did, whichever ran
+    first, and each finds its own prompt again (live or saved); replies are those of a cold call."""
+    system = Message("system", " ".join(f"Rule {i}: block b{i} stays on b{i + 1}." for i in range(60)))
+    ask = {owner: [system, Message("user", f"Which block is on b{n}?")] for owner, n in (("a", 3), ("b", 5))}
+    a, b = embedded.with_cache_owner("a"), embedded.with_cache_owner("b")
+    assert a.prompt_states is b.prompt_states is embedded.prompt_states and a.llama is embedded.llama
+    embedded.reset()
+    first_a = a.chat(ask["a"], max_tokens=2)
+    first_b = b.chat(ask["b"], max_tokens=2)  # shares the system text with a's prompt, not a's evaluation
+    again_a = a.chat(ask["a"], max_tokens=2)  # a's prompt comes back from its saved state
+    again_b = b.chat(ask["b"], max_tokens=2)
+    shared = embedded.chat(ask["b"], max_tokens=2)  # no owner is an owner too: b's tokens are not its
+    assert first_a.cached_tokens == 0 and first_b.cached_tokens == 0 and shared.cached_tokens == 0
+    assert again_a.cached_tokens == again_a.prompt_tokens - 1 and again_b.cached_tokens == again_b.prompt_tokens - 1
+    embedded.reset()
+    cold_b = embedded.chat(ask["b"], max_tokens=2)
+    assert first_b.text == again_b.text == shared.text == cold_b.text and first_a.text == again_a.text
+
+
+@pytest.mark.embedded
 def test_restored_prefix_far_behind_the_saved_end(embedded: EmbeddedLLM) -> None:
     """A later prompt sharing only the start of a saved one (more than the 512-token sliding window before
     its end) gets the same reply as from an empty cache: the sliding-window layers' early cells were saved

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -115,3 +117,45 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
     with pytest.raises(ValueError, match="--lora needs a model backend that takes an adapter"):
         _plan("--agents", "standard", "--llm", "openai:m", "--lora", str(own))
     assert BackendSpec("embedded").lora is None
+
+
+class OwnedScriptedLLM(ScriptedLLM):
+    """A scripted backend that, like the embedded one, keeps a prompt cache per owner: it notes whose each
+    call is."""
+
+    calls_by: ClassVar[list[str | None]] = []
+
+    def __init__(self, spec: BackendSpec) -> None:
+        super().__init__(spec)
+        self.owner: str | None = None
+
+    def with_cache_owner(self, owner: str) -> OwnedScriptedLLM:
+        view = copy.copy(self)
+        view.owner = owner
+        return view
+
+    def chat(self, messages: Sequence[Message], **kwargs: object) -> Completion:
+        self.calls_by.append(self.owner)
+        return super().chat(messages, **kwargs)
+
+
+def test_each_agent_gets_its_own_share_of_the_prompt_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every model call of an episode is made as its agent (`for_cache_owner`), so one agent's prompts never
+    shorten another's calls and the agents' times compare whichever ran first."""
+    backend = Backend("owned", OwnedScriptedLLM, usage="owned:ARG", help="owners", arg_required=True, default_workers=1)
+    monkeypatch.setitem(BACKENDS, "owned", backend)
+    monkeypatch.setattr(OwnedScriptedLLM, "calls_by", [])
+    argv = ["eval", "--llm", "owned:x", "--agents", "standard,hiagent", "--domains", "blocksworld", "--limit", "1"]
+    assert cli.main([*argv, "--max-steps", "2", "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    lines = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
+    calls = {line["agent"]: sum(len(s["calls"]) for s in line["trajectory"]) for line in lines}
+    assert OwnedScriptedLLM.calls_by == ["standard"] * calls["standard"] + ["hiagent"] * calls["hiagent"]
+
+
+def test_a_backend_without_a_shared_cache_is_used_as_it_is() -> None:
+    from pddlworlds.llm import for_cache_owner
+
+    llm = ScriptedLLM(BackendSpec("scripted", model="x"))
+    assert for_cache_owner(llm, "standard") is llm

@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Any
 
-from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError
+from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError, for_cache_owner
 from ..records import EpisodeRecord
 from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import EpisodeSpec, resolve_agent
@@ -88,7 +88,8 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
     factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.decoding)
-    llm = llm_for(backend) if needs_llm else None
+    # the agent's own share of the model's prompt cache: its time never depends on who played before it
+    llm = for_cache_owner(llm_for(backend), spec.agent) if needs_llm else None
     # an LLM agent of a trial reads the insights its memory handed out for the trial
     agent = factory(llm, insights=spec.insights.selector()) if spec.insights is not None and needs_llm else factory(llm)
     env = env_for(spec)

@@ -20,6 +20,7 @@ from .base import (
     LLMUnavailableError,
     Message,
     candidate_scorer,
+    for_cache_owner,
 )
 from .embedded import (
     DEFAULT_ADAPTER,
@@ -65,6 +66,7 @@ __all__ = [
     "Message",
     "OpenAICompatibleLLM",
     "candidate_scorer",
+    "for_cache_owner",
     "default_model_path",
     "format_gemma_chat",
     "format_plain",

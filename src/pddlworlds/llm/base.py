@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..printable import printable, valid_text
 
@@ -26,6 +26,7 @@ __all__ = [
     "LLMUnavailableError",
     "Message",
     "candidate_scorer",
+    "for_cache_owner",
 ]
 
 #: How an agent turns the model into an action. "free": the model writes its reply (the setting of every
@@ -121,6 +122,14 @@ def candidate_scorer(llm: object) -> CandidateScorer:
         f"--decoding admissible needs a model that scores given texts by log-probability (the embedded "
         f"backend); {name} ({type(llm).__name__}) does not: use --decoding free"
     )
+
+
+def for_cache_owner(llm: Any, owner: str) -> Any:
+    """`llm` for the calls of `owner` alone, where the backend keeps a prompt cache that several callers
+    share in this process (the embedded model: `with_cache_owner`), else `llm` itself. An evaluation gives
+    each agent its own, so what one agent evaluated never shortens another's calls."""
+    own = getattr(llm, "with_cache_owner", None)
+    return own(owner) if callable(own) else llm
 
 
 class LLMUnavailableError(RuntimeError):

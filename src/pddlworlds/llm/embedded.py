@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import os
 import sys
@@ -202,12 +203,23 @@ class EmbeddedLLM:
 
         key = (str(self.model_path), n_ctx, self.n_threads, swa_full, str(self.lora_path))
         self._llama, self._lock, self._states = _LoadedModels.get(key, load)
+        #: Whose calls these are: a call reuses only prompt tokens evaluated by calls of the same owner
+        #: (`with_cache_owner`; None, the default, is one owner like any other).
+        self.cache_owner: str | None = None
         with self._lock:  # the budget is the model's: the last EmbeddedLLM built on it sets it
             self._states.max_bytes = int(prompt_cache_bytes)
 
     @property
     def model_id(self) -> str:
         return self._model_id
+
+    def with_cache_owner(self, owner: str) -> EmbeddedLLM:
+        """This model (the same loaded weights, context and saved states) for calls of `owner` only: they
+        reuse only prompt tokens that `owner`'s calls evaluated, so one agent's time never includes or
+        skips work done for another (the evaluation gives each agent its own)."""
+        view = copy.copy(self)
+        view.cache_owner = owner
+        return view
 
     @property
     def llama(self) -> Any:
@@ -322,7 +334,7 @@ class EmbeddedLLM:
                     time.perf_counter() - start,
                     error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}",
                 )
-            cached = self._states.prepare(self._llama, tokens).cached_tokens
+            cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
             try:
                 result = self._llama.create_completion(
                     tokens,
@@ -362,7 +374,7 @@ class EmbeddedLLM:
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
             candidates = [tokenize_pieces(self._llama, [(c, False)], add_bos=False) for c in continuations]
-            self._states.prepare(self._llama, tokens)  # a saved state may hold more of the prompt
+            self._states.prepare(self._llama, tokens, self.cache_owner)  # a saved state may hold more of it
             try:
                 scores = score_continuations(self._llama, tokens, candidates)
             except RuntimeError:  # llama_decode failure: the KV cache may be half-written

@@ -12,6 +12,10 @@ The whole context's state is saved, not the sequence's: llama.cpp's per-sequence
 cells of sliding-window layers that the last position no longer sees, and those are needed again when a
 later prompt shares only an earlier part of the saved one.
 
+Each call names its owner (an agent of an evaluation, or None): a call reuses only tokens that calls of
+the same owner evaluated, the live cache included. Two agents whose system prompts share a start would
+otherwise each pay for it or not depending on which ran first, and their times would not compare.
+
 The caller holds the context's lock around `prepare`; nothing here is thread-safe on its own.
 """
 
@@ -55,6 +59,7 @@ class CacheStats:
 
 @dataclass
 class _Entry:
+    owner: str | None
     tokens: np.ndarray
     state: Any  # the ctypes byte array llama.cpp wrote (kept as is: no copy on save or restore)
     size: int  # bytes of it that hold the state
@@ -71,47 +76,56 @@ class PromptStates:
         self._entries: OrderedDict[int, _Entry] = OrderedDict()
         self._next_key = 0
         self.bytes = 0
+        self.live_owner: str | None = None  # whose call evaluated what the context holds now
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def clear(self) -> None:
         self._entries.clear()
+        self.live_owner = None
         self.bytes = 0
 
-    def prepare(self, llama: Any, tokens: list[int]) -> CacheStats:
-        """Before `llama` evaluates `tokens`: save the live state if the call would discard much of it,
-        restore the saved state sharing the longest prefix if it beats the live one. Returns how many of
-        `tokens` will not be evaluated (llama-cpp-python re-evaluates the last one when all are cached)."""
+    def prepare(self, llama: Any, tokens: list[int], owner: str | None = None) -> CacheStats:
+        """Before `llama` evaluates `tokens` for `owner`: save the live state if the call would discard much
+        of it, restore `owner`'s saved state sharing the longest prefix if it beats the live one, and never
+        leave another owner's tokens for the call to reuse. Returns how many of `tokens` will not be
+        evaluated (llama-cpp-python re-evaluates the last one when all are cached)."""
         query = np.asarray(tokens, dtype=np.intc)
         n_live = int(llama.n_tokens)
         live = np.asarray(llama.input_ids[:n_live], dtype=np.intc)
-        live_prefix = common_prefix(live, query)
+        own_live = owner == self.live_owner
+        live_prefix = common_prefix(live, query) if own_live else 0
         stats = CacheStats()
         best_key, best_prefix = None, live_prefix
         for key, entry in self._entries.items():
-            shared = common_prefix(entry.tokens, query)
+            shared = common_prefix(entry.tokens, query) if entry.owner == owner else 0
             if shared > best_prefix:
                 best_key, best_prefix = key, shared
         restore = best_key is not None and best_prefix - live_prefix >= self.min_tokens
         if restore and best_key is not None:
             self._entries.move_to_end(best_key)  # used now: the save below evicts others first
-        if self.max_bytes and n_live - live_prefix >= self.min_tokens and not self._covered(live):
-            stats.saved = self._save(llama, live)
+        if self.max_bytes and n_live - live_prefix >= self.min_tokens and not self._covered(live, self.live_owner):
+            stats.saved = self._save(llama, live, self.live_owner)
         entry = self._entries.get(best_key) if restore and best_key is not None else None
         if entry is not None:
             stats.restored = _load(llama, entry, keep=min(best_prefix, len(query) - 1))
+        elif not own_live:
+            llama.n_tokens = 0  # llama-cpp-python would reuse the shared start of another owner's prompt
+        self.live_owner = owner
         reused = best_prefix if stats.restored else live_prefix
         stats.cached_tokens = min(reused, max(0, len(query) - 1))
         return stats
 
-    def _covered(self, live: np.ndarray) -> bool:
-        """Whether a saved state already holds `live` but for fewer than `min_tokens` at its end."""
+    def _covered(self, live: np.ndarray, owner: str | None) -> bool:
+        """Whether a saved state of `owner` already holds `live` but for fewer than `min_tokens` at its end."""
         return any(
-            len(live) - common_prefix(e.tokens, live) < self.min_tokens for e in self._entries.values()
+            len(live) - common_prefix(e.tokens, live) < self.min_tokens
+            for e in self._entries.values()
+            if e.owner == owner
         )
 
-    def _save(self, llama: Any, live: np.ndarray) -> bool:
+    def _save(self, llama: Any, live: np.ndarray, owner: str | None) -> bool:
         import llama_cpp
 
         ctx = llama.ctx
@@ -122,9 +136,11 @@ class PromptStates:
         written = int(llama_cpp.llama_state_get_data(ctx, buffer, size))
         if written <= 0:
             return False
-        for key in [k for k, e in self._entries.items() if common_prefix(e.tokens, live) == len(e.tokens)]:
+        for key in [
+            k for k, e in self._entries.items() if e.owner == owner and common_prefix(e.tokens, live) == len(e.tokens)
+        ]:
             self._drop(key)  # a state holding a prefix of this one is never the best match again
-        self._entries[self._next_key] = _Entry(live.copy(), buffer, written)
+        self._entries[self._next_key] = _Entry(owner, live.copy(), buffer, written)
         self._next_key += 1
         self.bytes += size
         while self.bytes > self.max_bytes and self._entries:
