@@ -173,7 +173,8 @@ def test_recorded_prompts_give_the_same_greedy_replies(embedded: EmbeddedLLM) ->
         embedded.reset()
         reference.append(_chat(embedded, call))
     embedded.reset()
-    cached = [_chat(embedded, call) for call in calls]
+    owned = {call["agent"]: embedded.with_cache_owner(call["agent"]) for call in calls}  # as in an evaluation
+    cached = [_chat(owned[call["agent"]], call) for call in calls]
 
     flips = []
     for call, ref, got in zip(calls, reference, cached, strict=True):

@@ -145,7 +145,8 @@ class EmbeddedLLM:
 
     A call that would throw away much of the KV cache (another system prompt, another agent's prompt)
     first saves it, and a call finds the saved state sharing the longest prefix with its prompt
-    (`kv_cache.PromptStates`, at most ``prompt_cache_bytes`` per loaded model; 0 keeps none).
+    (`kv_cache.PromptStates`, at most ``prompt_cache_bytes`` per loaded model; 0 keeps none). A view made
+    by `with_cache_owner` reuses only what calls of its owner evaluated.
     """
 
     def __init__(
@@ -299,6 +300,7 @@ class EmbeddedLLM:
             tokens = tokenize_pieces(self._llama, pieces)
             self._llama.reset()
             self._llama.eval(tokens)
+            self._states.live_owner = self.cache_owner  # the context now holds this caller's tokens
             n_vocab = self._llama.n_vocab()
             last = llama_cpp.llama_get_logits_ith(self._llama.ctx, -1)
             logits = np.ctypeslib.as_array(last, shape=(n_vocab,))
