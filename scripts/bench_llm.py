@@ -235,9 +235,9 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
 
     import pddlworlds  # noqa: F401  (registers the environments)
     from pddlworlds.agents import HiAgent, StandardAgent
-    from pddlworlds.worlds.catalogue import domains
     from pddlworlds.artefacts.plans import optimal_lengths
     from pddlworlds.registration import env_id
+    from pddlworlds.worlds.catalogue import domains
 
     out: dict[str, float] = {}
     chosen = [d for d in args.domains.split(",") if d] if args.domains else list(domains())
@@ -254,6 +254,38 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
         if standard:
             ratio = out[f"agent_{domain}_hiagent_model_s_per_step_median"] / standard
             out[f"agent_{domain}_hiagent_over_standard_median_s"] = ratio
+    return out
+
+
+def bench_capable(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
+    """STANDARD and HiAgent on a capable model's replies (Tyreworld p03, the optimal 30 actions, HiAgent in
+    six subgoals: `testing.scenarios.TYREWORLD_P03`), each reply paid for by this model
+    (`EmbeddedLLM.replay`): what HiAgent's memory costs and saves in time and context when both agents
+    take the same steps. Each agent starts from an empty cache; the same per-step figures as `agents`,
+    plus the whole episode's time and mean in-trial context, HiAgent's over STANDARD's."""
+    from pddlworlds.testing.scenarios import TYREWORLD_P03, play_scenario
+
+    out: dict[str, float] = {}
+    totals: dict[str, tuple[float, float]] = {}
+    for agent in ("standard", "hiagent"):
+        reset_cache(llm)
+        start = time.perf_counter()
+        record = play_scenario(TYREWORLD_P03, agent, llm.with_cache_owner(agent))
+        elapsed = time.perf_counter() - start
+        if not record.success:
+            raise RuntimeError(f"the {agent} scenario did not reach its goal: {record.steps} steps")
+        key = f"capable_tyreworld_{agent}"
+        out |= _agent_stats(key, record, elapsed)
+        context = statistics.mean(s.context_tokens for s in record.trajectory)
+        out[f"{key}_episode_s"] = elapsed
+        out[f"{key}_context_tokens_per_step"] = context
+        totals[agent] = (elapsed, context)
+    out["capable_tyreworld_hiagent_over_standard_time"] = totals["hiagent"][0] / totals["standard"][0]
+    out["capable_tyreworld_hiagent_over_standard_context"] = totals["hiagent"][1] / totals["standard"][1]
+    out["capable_tyreworld_hiagent_over_standard_median_s"] = (
+        out["capable_tyreworld_hiagent_model_s_per_step_median"]
+        / out["capable_tyreworld_standard_model_s_per_step_median"]
+    )
     return out
 
 
@@ -287,6 +319,7 @@ SECTIONS: dict[str, Section] = {
     "episode": bench_episode,
     "episode-noreuse": bench_episode_no_reuse,
     "agents": bench_agents,
+    "capable": bench_capable,
     "states": bench_prompt_states,
 }
 

@@ -356,3 +356,40 @@ def test_plain_format_ends_on_the_action_cue_or_a_new_line():
     )
     assert text == "Rules.\n\nGoal: x.\nYour next action.\nAction:"
     assert format_plain([Message("system", "Rules."), Message("user", "Summarise:")]).endswith("Summarise:\n")
+
+
+@pytest.mark.embedded
+def test_a_given_reply_is_paid_for_as_a_written_one(embedded: EmbeddedLLM) -> None:
+    """`replay` evaluates the prompt as `chat` does and decodes the given reply token by token; the reply
+    stays in the context, so the next turn's prompt, which goes on from it, reuses it."""
+    messages = [Message("system", "You move blocks."), Message("user", "Goal: b1 is on b2.\nAction:")]
+    reply = " stack b1 on b2"
+    embedded.reset()
+    first = embedded.replay(messages, reply)
+    again = embedded.replay(messages, reply)
+    assert first.text == reply and first.error is None
+    assert first.completion_tokens == embedded.count_tokens(reply) + 1  # and the end of the text
+    assert first.cached_tokens == 0 and again.cached_tokens == again.prompt_tokens - 1
+    assert first.prompt_eval_s > 0 and first.generation_s > 0
+    assert first.latency_s == pytest.approx(first.prompt_eval_s + first.generation_s)
+    on = [messages[0], Message("user", messages[1].content + reply + "\nObservation: b1 is on b2.\nAction:")]
+    nxt = embedded.replay(on, " putdown b1")
+    assert nxt.cached_tokens >= first.prompt_tokens + embedded.count_tokens(reply) - 1, nxt
+    assert embedded.chat(on, max_tokens=1).cached_tokens == nxt.prompt_tokens - 1  # chat finds it too
+
+
+@pytest.mark.embedded
+def test_a_capable_models_episode_is_paid_for_by_the_embedded_model(embedded: EmbeddedLLM) -> None:
+    """The Tyreworld p03 scenario played by HiAgent with the embedded model paying for every reply: the
+    plan reaches the goal, the six subgoals stay apart, and every call records the model's own timing."""
+    from pddlworlds.testing.scenarios import TYREWORLD_P03, play_scenario
+
+    embedded.reset()
+    record = play_scenario(TYREWORLD_P03, "hiagent", embedded.with_cache_owner("hiagent"))
+    assert record.success and record.steps == 30 and len(record.memory) == 6
+    calls = [c for s in record.trajectory for c in s.calls]
+    assert [c.purpose for c in calls].count("summary") == 5
+    assert all(c.prompt_eval_s is not None and c.cached_tokens is not None for c in calls)
+    assert record.model == f"{embedded.model_id} (replies given)"
+    # the replies are the scenario's, word for word, whatever the model would have written
+    assert [s.raw_output for s in record.trajectory] == TYREWORLD_P03.replies("hiagent")

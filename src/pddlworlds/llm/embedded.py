@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..files import file_sha256
 from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
@@ -365,6 +367,34 @@ class EmbeddedLLM:
                 "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing
             )
         return Completion(text, len(tokens), completion_tokens, end - start, **timing)
+
+    def replay(self, messages: Sequence[Message], reply: str) -> Completion:
+        """What it costs this model to answer `messages` with `reply`, a reply given rather than sampled:
+        the prompt is evaluated as `chat` evaluates it (cache, saved states, owner), then the reply's tokens
+        one decode each, as sampled tokens are, and an end-of-text token closes it. Returns `reply` with the
+        timing `chat` would record. For measuring a given trajectory's cost (a capable model's replies,
+        `testing.scenarios`) on this backend; nothing is sampled."""
+        from .kv_cache import common_prefix
+
+        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        start = time.perf_counter()
+        with self._lock:
+            tokens = tokenize_pieces(self._llama, pieces)
+            written = tokenize_pieces(self._llama, [(reply, False)], add_bos=False)
+            if len(tokens) + len(written) + 1 > self.n_ctx:
+                return Completion("", len(tokens), 0, time.perf_counter() - start,
+                                  error=f"prompt and reply of {len(tokens) + len(written)} tokens do not fit n_ctx={self.n_ctx}")
+            cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
+            live = np.asarray(self._llama.input_ids[: self._llama.n_tokens], dtype=np.intc)
+            # as llama-cpp-python's generate does: keep the shared prefix, evaluate at least the last token
+            self._llama.n_tokens = min(common_prefix(live, np.asarray(tokens, dtype=np.intc)), len(tokens) - 1)
+            self._llama.eval(tokens[self._llama.n_tokens :])
+            evaluated = time.perf_counter()
+            for token in written:  # the last reply token's logits would give the end-of-text token
+                self._llama.eval([token])
+        end = time.perf_counter()
+        return Completion(reply, len(tokens), len(written) + 1, end - start, cached_tokens=cached,
+                          prompt_eval_s=evaluated - start, generation_s=end - evaluated)
 
     def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
         """The most probable of `continuations` as the reply to `messages` (the admissible-action

@@ -6,16 +6,18 @@ write, without a model: the actions are the optimal plan and the subgoals the on
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 
 from ..agents import make_agent
-from ..llm import OpenAICompatibleLLM
+from ..llm import Completion, Message, OpenAICompatibleLLM
 from ..records import EpisodeRecord
 from .fake_openai import FakeOpenAIServer
 
-__all__ = ["BLOCKSWORLD_PROBLEM1_PLAN", "TYREWORLD_P03", "Scenario", "play_scenario"]
+__all__ = ["BLOCKSWORLD_PROBLEM1_PLAN", "TYREWORLD_P03", "ReplayedModel", "Scenario", "play_scenario"]
 
 #: Blocksworld problem1's optimal plan in the default wording (b1 on the table, b3 on b1, b2 on b3; goal: b3
 #: on b2, b2 on b1): the replies of the scripted models in the agent, trial and insight tests and demo.
@@ -84,9 +86,32 @@ TYREWORLD_P03 = Scenario(
 )
 
 
-def play_scenario(scenario: Scenario, agent: str) -> EpisodeRecord:
-    """Play `agent` ("standard", "hiagent", ...) on the scenario's replies through the stand-in server;
-    summary calls get the scenario's summaries in order."""
+class ReplayedModel:
+    """An LLM whose replies are given, played by an embedded model that pays for each one
+    (`EmbeddedLLM.replay`: the prompt evaluated, the reply's tokens decoded one by one), so a scripted
+    episode's model time is what that model would spend writing those replies."""
+
+    def __init__(self, model: Any, respond: Callable[[list[dict[str, str]]], str]) -> None:
+        self.model = model
+        self.respond = respond
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.model.model_id} (replies given)"
+
+    def count_tokens(self, text: str) -> int:
+        return int(self.model.count_tokens(text))
+
+    def chat(self, messages: Sequence[Message], *, max_tokens: int = 128, stop: Sequence[str] = (),
+             temperature: float = 0.0) -> Completion:
+        reply = self.respond([{"role": m.role, "content": m.content} for m in messages])
+        return self.model.replay(messages, reply)
+
+
+def play_scenario(scenario: Scenario, agent: str, model: Any = None) -> EpisodeRecord:
+    """Play `agent` ("standard", "hiagent", ...) on the scenario's replies; summary calls get the scenario's
+    summaries in order. Through the stand-in server by default; given an embedded `model`, that model pays
+    for every reply (`ReplayedModel`), so the record's times are that model's for these replies."""
     replies, summaries = scenario.replies(agent), list(scenario.summaries)
 
     def respond(messages: list[dict]) -> str:
@@ -94,7 +119,10 @@ def play_scenario(scenario: Scenario, agent: str) -> EpisodeRecord:
             return f"Met: yes\nSummary: {summaries.pop(0)}"
         return replies.pop(0)
 
+    env = gym.make(scenario.env_id, max_episode_steps=len(scenario.actions))
+    if model is not None:
+        return make_agent(agent, ReplayedModel(model, respond), example=False).run(
+            env, options={"problem": scenario.problem})
     with FakeOpenAIServer(respond) as srv:
         llm = OpenAICompatibleLLM("fake-model", base_url=srv.base_url, api_key="x", max_retries=1)
-        env = gym.make(scenario.env_id, max_episode_steps=len(scenario.actions))
         return make_agent(agent, llm, example=False).run(env, options={"problem": scenario.problem})
