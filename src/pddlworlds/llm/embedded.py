@@ -21,7 +21,7 @@ from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
 from .adapter_check import check_adapter
 from .base import Choice, Completion, Message
-from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates
+from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
 from .prompt_formats import gemma_chat_pieces, plain_pieces
 from .tokenising import tokenize_pieces
 
@@ -115,8 +115,8 @@ class _LoadedModels:
     """Process-wide cache of loaded llama.cpp models: loading costs seconds and ~400 MB each.
 
     Each model comes with a lock, because a ``Llama`` object (and its KV cache) is not thread-safe, and
-    with the saved prompt states of its context, which every agent using the model shares (keyed by
-    tokens, so agents find their own prefixes).
+    with the saved prompt states of its context, kept apart per cache owner (`with_cache_owner`) and keyed
+    by tokens within an owner.
     """
 
     _lock: ClassVar[threading.Lock] = threading.Lock()
@@ -374,16 +374,14 @@ class EmbeddedLLM:
         one decode each, as sampled tokens are, and an end-of-text token closes it. Returns `reply` with the
         timing `chat` would record. For measuring a given trajectory's cost (a capable model's replies,
         `testing.scenarios`) on this backend; nothing is sampled."""
-        from .kv_cache import common_prefix
-
         pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
         start = time.perf_counter()
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
             written = tokenize_pieces(self._llama, [(reply, False)], add_bos=False)
             if len(tokens) + len(written) + 1 > self.n_ctx:
-                return Completion("", len(tokens), 0, time.perf_counter() - start,
-                                  error=f"prompt and reply of {len(tokens) + len(written)} tokens do not fit n_ctx={self.n_ctx}")
+                too_long = f"prompt and reply of {len(tokens) + len(written)} tokens do not fit n_ctx={self.n_ctx}"
+                return Completion("", len(tokens), 0, time.perf_counter() - start, error=too_long)
             cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
             live = np.asarray(self._llama.input_ids[: self._llama.n_tokens], dtype=np.intc)
             # as llama-cpp-python's generate does: keep the shared prefix, evaluate at least the last token
