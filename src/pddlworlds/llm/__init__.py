@@ -22,12 +22,12 @@ from .base import (
     candidate_scorer,
     for_cache_owner,
 )
-from .embedded import (
+from .embedded import EmbeddedLLM
+from .model_files import (
     DEFAULT_ADAPTER,
     DEFAULT_MODEL_ID,
     NO_ADAPTER,
     SHIPPED_ADAPTER,
-    EmbeddedLLM,
     default_model_path,
     resolve_adapter,
     shipped_adapter_path,
@@ -66,8 +66,8 @@ __all__ = [
     "Message",
     "OpenAICompatibleLLM",
     "candidate_scorer",
-    "for_cache_owner",
     "default_model_path",
+    "for_cache_owner",
     "format_gemma_chat",
     "format_plain",
     "get_backend",

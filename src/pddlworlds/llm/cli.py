@@ -14,7 +14,7 @@ __all__ = ["add_parsers", "cmd_serve"]
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .embedded import SHIPPED_ADAPTER
+    from .model_files import SHIPPED_ADAPTER
     from .serve import ServeOptions, serve
 
     if not 0 < args.port < 65536:

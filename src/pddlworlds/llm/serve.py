@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import Message
-from .embedded import SHIPPED_ADAPTER, EmbeddedLLM
+from .embedded import EmbeddedLLM
+from .model_files import SHIPPED_ADAPTER
 
 __all__ = ["COUNT_PATH", "INFO_PATH", "INSTALL_HINT", "ServeOptions", "build_app", "chat_handler", "serve", "served_info"]
 
