@@ -33,9 +33,9 @@ __all__ = [
     "USED_TRAINING_SEEDS",
     "HeldOutSet",
     "TrainingProblem",
+    "draw_held_out",
     "exclude_shipped",
     "find_overlaps",
-    "draw_held_out",
     "generate_training_problems",
     "held_out_problems",
     "same_up_to_renaming",
@@ -175,10 +175,9 @@ def draw_held_out(out_dir: str | Path, domain: str, set_name: str = "standard") 
     if spec.avoid_seeds:
         with tempfile.TemporaryDirectory() as tmp:
             # levels have disjoint sizes, so only the set's levels can hold an equal problem
-            for p in generate_training_problems(tmp, seeds=spec.avoid_seeds, per_level=USED_TRAINING_PER_LEVEL,
-                                                domain_names=[domain], levels=spec.levels):
-                task = _load(domain_file, p.path)
-                index.setdefault(structure_hash(task), []).append((f"train/{p.name}", task))
+            drawn = generate_training_problems(tmp, seeds=spec.avoid_seeds, per_level=USED_TRAINING_PER_LEVEL,
+                                               domain_names=[domain], levels=spec.levels)
+            _add_to_index(index, domain_file, ((f"train/{p.name}", p.path) for p in drawn))
     kept: list[TrainingProblem] = []
     for level in spec.levels:
         mine = 0
@@ -295,21 +294,28 @@ def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
         return load_task(domain_file, problem_file)
 
 
+def _add_to_index(
+    index: dict[str, list[tuple[str, LiftedTask]]], domain_file: Path, named: Iterable[tuple[str, Path]]
+) -> None:
+    """Load each (name, problem file) and file its task under its structure hash, the bucket within which
+    `same_up_to_renaming` compares."""
+    for name, path in named:
+        task = _load(domain_file, path)
+        index.setdefault(structure_hash(task), []).append((name, task))
+
+
 def _shipped_index(domain: str, held_out: Iterable[str] | None = None) -> dict[str, list[tuple[str, LiftedTask]]]:
     """Digest -> [(name, task)] of every shipped problem of `domain`, and of its problems in the held-out
     sets named in `held_out` (default: every set)."""
     domain_file = domains()[domain].domain_file
     shipped: dict[str, list[tuple[str, LiftedTask]]] = {}
-    for key, path in shipped_problem_files(domain).items():
-        task = _load(domain_file, path)
-        shipped.setdefault(structure_hash(task), []).append((key, task))
+    _add_to_index(shipped, domain_file, shipped_problem_files(domain).items())
     for set_name in HELD_OUT_SETS if held_out is None else held_out:
         if domain not in HELD_OUT_SETS.get(set_name).problems:
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            for p in held_out_problems(tmp, [domain], set_name):
-                task = _load(domain_file, p.path)
-                shipped.setdefault(structure_hash(task), []).append((f"held-out/{p.name}", task))
+            held = held_out_problems(tmp, [domain], set_name)
+            _add_to_index(shipped, domain_file, ((f"held-out/{p.name}", p.path) for p in held))
     return shipped
 
 
