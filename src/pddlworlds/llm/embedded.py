@@ -207,6 +207,10 @@ class EmbeddedLLM:
             self._llama.reset()
             self._states.clear()
 
+    def _pieces(self, messages: Sequence[Message]) -> list[tuple[str, bool]]:
+        """The prompt in this model's format, as (text, is a marker) pieces (`tokenising`)."""
+        return gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+
     @staticmethod
     def _first_token_probe(callback: Callable[..., bool]) -> Any:
         import llama_cpp
@@ -221,7 +225,7 @@ class EmbeddedLLM:
         import llama_cpp
         import numpy as np
 
-        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        pieces = self._pieces(messages)
         if reply:  # the reply's start is text, tokenised with the text it follows, as one string would be
             pieces = [*pieces[:-1], (pieces[-1][0] + reply, False)] if pieces and not pieces[-1][1] else [
                 *pieces, (reply, False)]
@@ -246,7 +250,7 @@ class EmbeddedLLM:
         temperature: float = 0.0,
     ) -> Completion:
         # The format's markers are control tokens; the messages' text never is (`tokenising`).
-        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        pieces = self._pieces(messages)
         start = time.perf_counter()
         first_token: list[float] = []
 
@@ -301,7 +305,7 @@ class EmbeddedLLM:
         one decode each, as sampled tokens are, and an end-of-text token closes it. Returns `reply` with the
         timing `chat` would record. For measuring a given trajectory's cost (a capable model's replies,
         `testing.scenarios`) on this backend; nothing is sampled."""
-        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        pieces = self._pieces(messages)
         start = time.perf_counter()
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
@@ -326,7 +330,7 @@ class EmbeddedLLM:
         setting): each one's summed token log-probability, scored by `scoring.score_continuations`."""
         from .scoring import score_continuations
 
-        pieces = gemma_chat_pieces(messages) if self.prompt_format == "chat" else plain_pieces(messages)
+        pieces = self._pieces(messages)
         start = time.perf_counter()
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
