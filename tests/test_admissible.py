@@ -34,6 +34,7 @@ class PlanScorer:
         self.head = head
         self.chats: list[tuple[list[Message], tuple[str, ...]]] = []
         self.choices: list[list[str]] = []
+        self.prefixes: list[str] = []
         self.model_id = "plan-scorer"
 
     def describe(self) -> dict[str, str]:
@@ -46,13 +47,14 @@ class PlanScorer:
         self.chats.append((list(messages), tuple(stop)))
         return Completion(self.head, 10, 4, 0.0)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
         self.choices.append(list(continuations))
+        self.prefixes.append(prefix)
         wanted = next((i for i, c in enumerate(continuations) if self.plan and c.endswith(f" {self.plan[0]}\n")), 0)
         if self.plan and continuations[wanted].endswith(f" {self.plan[0]}\n"):
             self.plan.pop(0)
         scores = tuple(0.0 if i == wanted else -5.0 for i in range(len(continuations)))
-        return Choice(wanted, scores, 10, 3 * len(continuations), 0.0)
+        return Choice(wanted, scores, 10, 3 * len(continuations), 0.0, tuple(len(c.split()) for c in continuations))
 
 
 def blocksworld(max_steps: int = 12) -> gym.Env:
@@ -61,7 +63,7 @@ def blocksworld(max_steps: int = 12) -> gym.Env:
 
 def test_standard_chooses_among_the_valid_actions_and_the_offered_meta_actions() -> None:
     llm = PlanScorer()
-    agent = StandardAgent(llm, decoding="admissible")
+    agent = StandardAgent(llm, setting="admissible")
     env = blocksworld()
     record = agent.run(env, options={"problem": PROBLEM})
     assert record.success and record.steps == len(PLAN)
@@ -76,25 +78,25 @@ def test_standard_chooses_among_the_valid_actions_and_the_offered_meta_actions()
     call = record.trajectory[0].calls[0]
     assert call.purpose == "action" and call.candidates == len(expected) and call.logprob == 0.0
     assert call.raw_output == " unstack b2 from b3"
-    assert agent.flags()["decoding"] == "admissible"
-    assert "decoding" not in StandardAgent(llm).flags()  # free runs keep their configuration as it was
+    assert agent.flags()["setting"] == "admissible"
+    assert "setting" not in StandardAgent(llm).flags()  # free runs keep their configuration as it was
 
 
 def test_hiagent_writes_its_subgoal_line_then_scores_the_actions_after_it() -> None:
     llm = PlanScorer(head="Subgoal 1: clear b1.\n")
-    agent = HiAgent(llm, decoding="admissible", summarize=False)
+    agent = HiAgent(llm, setting="admissible", summarize=False)
     record = agent.run(blocksworld(3), options={"problem": PROBLEM})
     _, stop = llm.chats[0]
     assert "Action:" in stop and "\nObservation:" in stop  # the model writes up to its action label
-    assert llm.choices[0][0].startswith("Subgoal: clear b1\nAction: ")  # its subgoal, in the stated format
-    assert all(c.endswith("\n") for c in llm.choices[0])
+    assert llm.prefixes[0] == "Subgoal: clear b1\nAction:"  # its subgoal, in the stated format, starts the reply
+    assert all(c.startswith(" ") and c.endswith("\n") for c in llm.choices[0])
     assert record.trajectory[0].subgoal == "clear b1" and record.trajectory[0].action == "unstack b2 from b3"
     assert [c.purpose for c in record.trajectory[0].calls] == ["head", "action"]
 
 
 def test_hiagent_offers_retrieval_of_finished_subgoals_only_when_it_may_retrieve() -> None:
     llm = PlanScorer(plan=["unstack b2 from b3"], head="")
-    agent = HiAgent(llm, decoding="admissible", summarize=False)
+    agent = HiAgent(llm, setting="admissible", summarize=False)
     env = blocksworld(3)
     observation, info = env.reset(options={"problem": PROBLEM})
     agent.reset(observation, info, env)
@@ -102,8 +104,8 @@ def test_hiagent_offers_retrieval_of_finished_subgoals_only_when_it_may_retrieve
     agent.wm.current.finished = True
     agent.wm.open("clear b1")
     agent.act(observation, info)
-    assert llm.choices[-1][-1] == "Action: retrieve(1)\n" and llm.choices[-1][0].startswith("Action: ")
-    no_retrieval = HiAgent(PlanScorer(head=""), decoding="admissible", retrieve=False)
+    assert llm.choices[-1][-1] == " retrieve(1)\n" and llm.prefixes[-1] == "Action:"
+    no_retrieval = HiAgent(PlanScorer(head=""), setting="admissible", retrieve=False)
     no_retrieval.reset(observation, info, env)
     no_retrieval.wm.open("clear b3")
     no_retrieval.wm.current.finished = True
@@ -126,17 +128,24 @@ def test_a_backend_that_cannot_score_is_refused_clearly() -> None:
     llm = OpenAICompatibleLLM("fake-model", base_url="http://127.0.0.1:9/v1", api_key="x")
     assert not isinstance(llm, CandidateScorer)
     for name in ("standard", "hiagent"):
-        with pytest.raises(ValueError, match="--decoding admissible needs a model that scores given texts"):
-            make_agent(name, llm, decoding="admissible")
-    with pytest.raises(ValueError, match="unknown decoding 'greedy'"):
-        make_agent("standard", llm, decoding="greedy")
+        for setting in ("admissible", "state-choice"):
+            with pytest.raises(ValueError, match="needs a model that scores given texts"):
+                make_agent(name, llm, setting=setting)
+    with pytest.raises(ValueError, match="unknown setting 'greedy'"):
+        make_agent("standard", llm, setting="greedy")
 
 
 def test_the_cli_refuses_the_setting_where_it_cannot_apply(tmp_path: Path) -> None:
     base = ["eval", "--domains", "blocksworld", "--limit", "1", "--out", str(tmp_path / "r"), "--no-progress"]
     with pytest.raises(SystemExit):  # argparse names the choices
         cli.main([*base, "--decoding", "greedy"])
-    assert cli.main([*base, "--llm", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--decoding", "admissible"]) != 0
+    assert cli.main([*base, "--setting", "greedy"]) != 0
+    for setting in ("--decoding", "--setting"):
+        assert cli.main([*base, "--llm", "openai:m", "--base-url", "http://127.0.0.1:9/v1", setting, "admissible"]) != 0
+    assert cli.main([*base, "--llm", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--setting", "state-choice"]) != 0
+    assert cli.main([*base, "--setting", "state-choice", "--observation-mode", "changes"]) != 0
+    assert cli.main([*base, "--setting", "free", "--choice-score", "token-mean"]) != 0
+    assert cli.main([*base, "--setting", "state-choice", "--choice-score", "longest"]) != 0
     assert not (tmp_path / "r" / "config.json").exists()  # refused before anything ran
     with pytest.raises(EvaluationError, match="applies to the built-in LLM agents"):
         resolve_agent("mypackage.agents:make", None, "admissible")
@@ -165,9 +174,9 @@ def test_the_setting_is_recorded_in_the_configuration_and_shown_in_the_report(
     argv = ["eval", "--llm", "planscorer", "--agents", "standard", "--domains", "blocksworld", "--limit", "1"]
     assert cli.main([*argv, "--max-steps", "3", "--decoding", "admissible", "--out", str(out), "--no-progress"]) == 0
     config = json.loads((out / "config.json").read_text())
-    assert config["decoding"] == "admissible" and config["agents"]["standard"]["decoding"] == "admissible"
+    assert config["setting"] == "admissible" and config["agents"]["standard"]["setting"] == "admissible"
     report = (out / "report.md").read_text()
-    assert "- decoding: **admissible**" in report and "not comparable with published numbers" in report
+    assert "- setting: **admissible**" in report and "not comparable with published numbers" in report
     line = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert all(call["candidates"] for step in line["trajectory"] for call in step["calls"])
     # resuming the same folder in the other setting is a different run
@@ -176,10 +185,11 @@ def test_the_setting_is_recorded_in_the_configuration_and_shown_in_the_report(
 
 def test_free_decoding_keeps_the_configuration_and_says_so_in_the_report(tmp_path: Path) -> None:
     plan = RunPlan(agents=["expert"], problems={"blocksworld": ["problem1"]}, backend=BackendSpec())
-    assert "decoding" not in build_config(plan)
+    assert "setting" not in build_config(plan)
     from dataclasses import replace
 
-    assert build_config(replace(plan, decoding="admissible"))["decoding"] == "admissible"
-    from pddlworlds.evaluation.configuration import decoding_words
+    assert build_config(replace(plan, setting="admissible"))["setting"] == "admissible"
+    from pddlworlds.evaluation.configuration import setting_words
 
-    assert decoding_words({}).startswith("**free**")
+    assert setting_words({}).startswith("**free**")
+    assert setting_words({"decoding": "admissible"}).startswith("**admissible**")  # runs made before settings had names

@@ -47,10 +47,12 @@ class LLMCall:
     cached_tokens: int | None = None  # prompt tokens the backend took from its cache (None: not known)
     prompt_eval_s: float | None = None  # latency up to the first generated token (None: not known)
     generation_s: float | None = None  # the rest of the latency
-    # the admissible-action setting only: how many actions the model chose among, and the summed token
-    # log-probability of the reply it chose
+    # the settings that choose among candidates only: how many actions the model chose among, the summed
+    # token log-probability of the reply it chose, and every candidate (its action, summed log-probability,
+    # tokens: {"action", "logprob", "tokens"}), so another ranking rule can be replayed on the same calls
     candidates: int | None = None
     logprob: float | None = None
+    candidate_scores: list[dict[str, Any]] | None = None
 
 
 @dataclass

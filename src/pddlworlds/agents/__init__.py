@@ -11,6 +11,7 @@ from .hiagent import HiAgent
 from .llm_agent import LLMAgent
 from .prompts import PROMPTS_VERSION
 from .registry import AGENT_NAMES, AGENTS, LLM_AGENT_NAMES, AgentEntry, make_agent
+from .settings import DEFAULT_SETTING, SETTINGS, Setting, get_setting
 from .standard import StandardAgent
 
 __all__ = [
@@ -23,5 +24,9 @@ __all__ = [
     "AGENT_NAMES",
     "LLM_AGENT_NAMES",
     "PROMPTS_VERSION",
+    "DEFAULT_SETTING",
+    "SETTINGS",
+    "Setting",
+    "get_setting",
     "make_agent",
 ]

@@ -1,41 +1,74 @@
-"""The admissible-action setting on the agents' side: which replies a turn may choose among, and the pick.
+"""The settings that choose (`admissible`, `state-choice`; `settings.py`) on the agents' side: which replies
+a turn may choose among, and the pick.
 
-In this setting (`--decoding admissible`, never the setting of a comparison with published numbers) the
-model does not write its action: every action valid in the current state, and every meta-action the
-prompt offers (`check valid actions`, `look around` where offered, `retrieve(k)` for HiAgent's finished
-subgoals, `impossible` where the environment offers it), becomes one candidate reply, and the model's own
-log-probability of each whole reply picks one (`CandidateScorer.choose`). Whole replies, not a token
+In these settings (never those of a comparison with published numbers) the model does not write its
+action: every action valid in the current state, and every meta-action the prompt offers (`check valid
+actions` and `look around` where the setting offers them, `retrieve(k)` for HiAgent's finished subgoals,
+`impossible` where the environment offers it), becomes one candidate reply, and the model's own
+log-probability of each reply ranks them (`CandidateScorer.choose`). Whole replies, not a token
 mask: a mask commits to the first tokens the model likes (`check ...`) and cannot back out of them.
 
-A candidate reply is `<head> <action>` and a line end: the line end makes the score that of the complete
-action, so `stack b1 on b2` is not credited with the probability of a longer action it starts. The head
-is the text the agent's format puts before the action: nothing for STANDARD (its cue ends on `Action:`),
-and for HiAgent `Action:`, after the subgoal line when the model starts a new subgoal. That subgoal is
-free text the agent cannot enumerate, so HiAgent lets the model write it first (`free_head`): the model
-decodes freely up to its `Action:` label, the subgoal it wrote (if any) is kept as
-`Subgoal: <text>` on its own line, and the actions are scored after it. The head is the same in every
-candidate, so it shifts all scores alike and never changes the pick.
+A candidate is ` <action>` and a line end: the line end makes the score that of the complete action, so
+`stack b1 on b2` is not credited with the probability of a longer action it starts. What the agent's
+format puts before the action (the reply's start) is part of the prompt the candidates are scored after:
+nothing for STANDARD (its cue ends on `Action:`), and for HiAgent `Action:`, after the subgoal line when
+the model starts a new subgoal. That subgoal is free text the agent cannot enumerate, so HiAgent lets the
+model write it first (`free_head`): the model decodes freely up to its `Action:` label, and the subgoal
+it wrote (if any) is kept as `Subgoal: <text>` on its own line.
+
+How candidates are ranked is a rule of the setting (`CHOICE_SCORES`): the summed log-probability of the
+candidate's tokens (`sum`), which favours short candidates, or that sum divided by the candidate's tokens
+(`token-mean`) or words (`word-mean`, TWOSOME's default), which does not.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm import Message, candidate_scorer
+from ..llm import Choice, Message, candidate_scorer
 from ..records import LLMCall
+from ..registry import Registry
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from . import prompts
 from .parsing import parse_reply
 
-__all__ = ["CHECK_ACTIONS", "LOOK_AROUND", "Pick", "candidate_actions", "choose_action", "free_head"]
+__all__ = [
+    "CHECK_ACTIONS",
+    "CHOICE_SCORES",
+    "LOOK_AROUND",
+    "Pick",
+    "candidate_actions",
+    "choice_scores",
+    "choose_action",
+    "free_head",
+]
 
 CHECK_ACTIONS = "check valid actions"
 LOOK_AROUND = "look around"
 #: Stop sequences of HiAgent's free head: its action label, or an invented observation.
 HEAD_STOP = ("Action:", *prompts.ACTION_STOP)
+
+
+def _word_count(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+#: How candidates are ranked, by name: (summed log-probability, tokens, the candidate's text) -> score.
+CHOICE_SCORES: Registry[Callable[[float, int, str], float]] = Registry("choice score", {
+    "sum": lambda logprob, tokens, text: logprob,
+    "token-mean": lambda logprob, tokens, text: logprob / max(1, tokens),
+    "word-mean": lambda logprob, tokens, text: logprob / _word_count(text),
+})
+
+
+def choice_scores(choice: Choice, candidates: Sequence[str], rule: str) -> list[float]:
+    """Each candidate's score under `rule` (a `CHOICE_SCORES` name), from the backend's sums and lengths."""
+    score = CHOICE_SCORES[rule]
+    lengths = choice.lengths or (1,) * len(candidates)
+    return [score(lp, n, text) for lp, n, text in zip(choice.logprobs, lengths, candidates)]
 
 
 @dataclass(frozen=True)
@@ -47,12 +80,16 @@ class Pick:
     call: LLMCall
 
 
-def candidate_actions(env: Any, *, look_around: bool, retrievable: Sequence[int] = ()) -> list[str]:
+def candidate_actions(
+    env: Any, *, look_around: bool, retrievable: Sequence[int] = (), describe: bool = True
+) -> list[str]:
     """Every reply a turn may choose among, in a fixed order: the valid actions of the current state (with
-    `impossible` where offered), then the meta-actions the prompt offers."""
+    `impossible` where offered), then the meta-actions the prompt offers (`check valid actions` and `look
+    around` only when `describe`)."""
     base = getattr(env, "unwrapped", env)
     actions = list(base.valid_actions())
-    meta = [CHECK_ACTIONS, *([LOOK_AROUND] if look_around else []), *(f"retrieve({k})" for k in retrievable)]
+    describing = [CHECK_ACTIONS, *([LOOK_AROUND] if look_around else [])] if describe else []
+    meta = [*describing, *(f"retrieve({k})" for k in retrievable)]
     if IMPOSSIBLE_ACTION in actions:  # keep the claim with the other meta-actions, after the world's actions
         actions.remove(IMPOSSIBLE_ACTION)
         meta.append(IMPOSSIBLE_ACTION)
@@ -76,18 +113,23 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
     return head, call
 
 
-def choose_action(llm: Any, messages: list[Message], actions: Sequence[str], head: str = "") -> Pick:
-    """The action whose reply `<head> <action>\\n` the model finds most probable. A call the backend
-    cannot score (a prompt over its context) comes back as an error pick with no action."""
+def choose_action(
+    llm: Any, messages: list[Message], actions: Sequence[str], head: str = "", rule: str = "sum"
+) -> Pick:
+    """The action whose candidate ` <action>\\n`, after the reply's start `head`, ranks first under `rule`
+    (ties: the first in order). A call the backend cannot score (a prompt over its context) comes back as an
+    error pick with no action. The call's record keeps every candidate's summed log-probability and tokens."""
     scorer = candidate_scorer(llm)
-    replies = [f"{head} {action}" for action in actions]
+    candidates = [f" {action}\n" for action in actions]
     start = time.perf_counter()
     try:
-        choice = scorer.choose(messages, [reply + "\n" for reply in replies])
+        choice = scorer.choose(messages, candidates, prefix=head)
     except ValueError as exc:
         call = LLMCall("action", 0, 0, time.perf_counter() - start, "", error=str(exc), candidates=len(actions))
         return Pick("", "", call)
-    reply = replies[choice.index]
+    scores = choice_scores(choice, candidates, rule)
+    best = max(range(len(actions)), key=lambda i: (scores[i], -i))
+    reply = f"{head} {actions[best]}"
     call = LLMCall(
         purpose="action",
         prompt_tokens=choice.prompt_tokens,
@@ -95,6 +137,10 @@ def choose_action(llm: Any, messages: list[Message], actions: Sequence[str], hea
         latency_s=choice.latency_s,
         raw_output=reply,
         candidates=len(actions),
-        logprob=round(choice.logprobs[choice.index], 4),
+        logprob=round(choice.logprobs[best], 4),
+        candidate_scores=[
+            {"action": action, "logprob": round(lp, 4), "tokens": n}
+            for action, lp, n in zip(actions, choice.logprobs, choice.lengths or ())
+        ] or None,
     )
-    return Pick(actions[choice.index], reply, call)
+    return Pick(actions[best], reply, call)

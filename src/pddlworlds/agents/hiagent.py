@@ -32,6 +32,7 @@ from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
 from .sameness import same_subgoal
+from .settings import DEFAULT_SETTING
 
 __all__ = ["HIAGENT_CONFIGS", "HiAgent", "hiagent_name", "same_subgoal"]
 
@@ -66,9 +67,12 @@ class HiAgent(LLMAgent):
         example: bool | None = None,
         name: str | None = None,
         insights: Insights = None,
-        decoding: str = "free",
+        setting: str = DEFAULT_SETTING,
+        choice_score: str | None = None,
     ):
-        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights, decoding=decoding)
+        super().__init__(
+            llm, max_tokens=max_tokens, example=example, insights=insights, setting=setting, choice_score=choice_score
+        )
         self.hide_finished = hide_finished
         # With nothing hidden there is nothing to summarise or to bring back.
         self.summarize = summarize and hide_finished
@@ -77,6 +81,7 @@ class HiAgent(LLMAgent):
         self.summary_max_tokens = summary_max_tokens
         self.name = name or hiagent_name(summarize=summarize, retrieve=retrieve, hide_finished=hide_finished)
         self.wm = WorkingMemory()
+        self._state = ""
 
     def flags(self) -> dict[str, Any]:
         return {
@@ -96,11 +101,13 @@ class HiAgent(LLMAgent):
             hide_finished=self.hide_finished,
             summarize=self.summarize,
             retrieve=self.retrieve,
+            describe=self.setting.describe_actions,
         )
 
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
         self.wm = WorkingMemory()
+        self._state = observation  # the last full observation, for what a step made true (state-choice)
 
     def memory(self) -> list[dict[str, Any]]:
         return self.wm.to_list()
@@ -116,11 +123,11 @@ class HiAgent(LLMAgent):
         retrievals = 0
         while True:
             forced = self.retrieve and retrievals >= self.max_retrievals_in_a_row
-            memory = self.memory_text()
+            memory = self.in_view(self.memory_text(), observation)
             current = self.wm.current
             cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
             messages = self.messages(memory, cue)
-            if self.decoding == "admissible":  # the model writes its subgoal line; the action is chosen
+            if self.setting.chooses:  # the model writes its subgoal line; the action is chosen
                 offered = [s.index for s in self.wm.finished()] if self.retrieve and not forced else []
                 reply, call = self._admissible_reply(messages, calls, head=True, retrievable=offered)
             else:
@@ -146,7 +153,9 @@ class HiAgent(LLMAgent):
         world, and a model that keeps asking would otherwise fill its memory with them)."""
         subgoal = self.wm.ensure_current()
         subgoal.pairs = [p for p in subgoal.pairs if not (p.kind == "retrieval" and p.retrieved is None)]
-        subgoal.pairs.append(Pair(action, observation, step=int(info["step"])))
+        change = prompts.change_text(self._state, observation) if self.setting.changes_to_summariser else None
+        subgoal.pairs.append(Pair(action, observation, step=int(info["step"]), change=change))
+        self._state = observation
 
     # ---- subgoals ------------------------------------------------------------------------------
 
@@ -171,7 +180,11 @@ class HiAgent(LLMAgent):
         if not self.summarize:
             subgoal.summary = fallback
             return
-        messages = [Message("system", prompts.summarizer_system()), Message("user", prompts.summary_request(subgoal))]
+        changes = self.setting.changes_to_summariser
+        messages = [
+            Message("system", prompts.summarizer_system(changes=changes)),
+            Message("user", prompts.summary_request(subgoal, changes=changes)),
+        ]
         completion, call = self._call("summary", messages, self.summary_max_tokens, prompts.SUMMARY_STOP)
         calls.append(call)
         met, summary = (None, None) if completion.error else parse_summary(completion.text)

@@ -5,8 +5,9 @@ A reply the backend reports as unusable (`Completion.error`, e.g. an empty or ma
 raises: the step sends the empty action, which the environment counts as an invalid step. An exception
 raised by `llm.chat` itself propagates, so the runner records it as the episode's fault.
 
-`decoding="admissible"` makes the action calls choose among the valid actions (`admissible.py`) instead of
-letting the model write them; it needs a backend that scores texts and is recorded in the agent's flags.
+`setting` (`settings.SETTINGS`) says what the agent plays in: `free` (the model writes its action),
+`admissible` or `state-choice` (the action calls choose among the legal actions, `admissible.py`; a
+backend that cannot score texts is refused). A setting other than `free` is recorded in the agent's flags.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ from typing import Any
 import gymnasium as gym
 
 from ..env import StepInfo
-from ..llm import DECODINGS, LLM, Completion, Message, candidate_scorer
+from ..llm import LLM, Completion, Message, candidate_scorer
 from ..records import LLMCall
 from ..worlds.catalogue import domains
 from . import prompts
-from .admissible import candidate_actions, choose_action, free_head
+from .admissible import CHOICE_SCORES, candidate_actions, choose_action, free_head
 from .base import Agent
 from .examples import Example, example_file, load_example
 from .parsing import Reply, parse_reply
+from .settings import DEFAULT_SETTING, get_setting
 from .unsolvable_rule import with_impossible_rule
 
 __all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
@@ -48,20 +50,26 @@ class LLMAgent(Agent):
         max_tokens: int,
         example: bool | None = None,
         insights: Insights = None,
-        decoding: str = "free",
+        setting: str = DEFAULT_SETTING,
+        choice_score: str | None = None,
     ):
-        if decoding not in DECODINGS:
-            raise ValueError(f"unknown decoding {decoding!r}; decodings: {', '.join(DECODINGS)}")
-        if decoding == "admissible":
+        self.setting = get_setting(setting)  # an unknown name raises here, listing the settings
+        if self.setting.chooses:
             candidate_scorer(llm)  # a backend that cannot score candidates is refused here, before any episode
-        self.decoding = decoding
+        elif choice_score is not None:
+            raise ValueError(f"choice_score ranks candidates; setting {setting!r} does not choose among them")
+        if choice_score is not None:
+            CHOICE_SCORES[choice_score]  # an unknown rule raises here, listing the rules
+        self.choice_score = choice_score or self.setting.choice_score
         self.llm = llm
         self.insights = insights
         self.insight_texts: list[str] = []
         self.model = llm.model_id
         self.max_tokens = max_tokens
-        # None: as the model asks (a model trained without the example says so); else the caller's choice.
-        self.use_example = bool(getattr(llm, "in_context_example", True)) if example is None else example
+        # None: as the model and the setting ask (a model trained without the example says so); else the
+        # caller's choice.
+        wanted = bool(getattr(llm, "in_context_example", True)) and self.setting.example
+        self.use_example = wanted if example is None else example
         self.example: Example | None = None
         self._examples: dict[tuple[str, str], Example | None] = {}
         self.system = ""
@@ -85,7 +93,8 @@ class LLMAgent(Agent):
             "examples": examples,
             "max_tokens": self.max_tokens,
             **({"insights": list(self.insight_texts)} if self.insights is not None else {}),
-            **({"decoding": self.decoding} if self.decoding != "free" else {}),
+            **({"setting": self.setting.name} if self.setting.name != DEFAULT_SETTING else {}),
+            **({"choice_score": self.choice_score} if self.choice_score != self.setting.choice_score else {}),
         }
 
     def _example_for(self, folder: Path, mode: str) -> Example | None:
@@ -98,7 +107,13 @@ class LLMAgent(Agent):
         self._env = env
         base = env.unwrapped
         world = base.world
-        self.look_around = base.observation_mode == "changes"
+        wanted = self.setting.observation_mode
+        if wanted is not None and base.observation_mode != wanted:
+            raise ValueError(
+                f"setting {self.setting.name!r} needs an environment made with observation_mode={wanted!r}, "
+                f"not {base.observation_mode!r}"
+            )
+        self.look_around = base.observation_mode == "changes" and self.setting.describe_actions
         folder = Path(base.domain_file).resolve().parent
         self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
         self.system = self._system_text(world)
@@ -116,6 +131,13 @@ class LLMAgent(Agent):
             return []
         texts = self.insights(env, info) if callable(self.insights) else self.insights
         return [" ".join(str(t).split()) for t in texts if str(t).strip()]
+
+    def in_view(self, memory: str, observation: str) -> str:
+        """`memory`, followed by the current state where the setting keeps it in view (state-choice) and the
+        prompt's last observation is not it (after a retrieval, say)."""
+        if self.setting.observation_mode != "full" or (self.task + memory).endswith(f"Observation: {observation}\n"):
+            return memory
+        return memory + prompts.state_line(observation)
 
     def messages(self, memory: str, cue: str) -> list[Message]:
         """The prompt: fixed system text, then the problem, the memory and the cue (in that order)."""
@@ -147,8 +169,11 @@ class LLMAgent(Agent):
         if head:
             text, head_call = free_head(self.llm, messages, self.max_tokens)
             calls.append(head_call)
-        actions = candidate_actions(self._env, look_around=self.look_around, retrievable=retrievable or [])
-        pick = choose_action(self.llm, messages, actions, text)
+        actions = candidate_actions(
+            self._env, look_around=self.look_around, retrievable=retrievable or [],
+            describe=self.setting.describe_actions,
+        )
+        pick = choose_action(self.llm, messages, actions, text, rule=self.choice_score)
         calls.append(pick.call)
         if pick.call.error is not None:
             return Reply(None, ERROR_ACTION), pick.call

@@ -26,6 +26,7 @@ class Pair:
     step: int | None = None
     kind: str = "env"
     retrieved: int | None = None  # the subgoal index a successful retrieval brought back
+    change: str | None = None  # what the step made true, where the agent reads changes (state-choice)
 
 
 @dataclass

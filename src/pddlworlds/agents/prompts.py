@@ -14,6 +14,7 @@ Only words live here: the example is read in `examples.py`, replies are parsed i
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..worlds.text import join_and
@@ -37,6 +38,9 @@ __all__ = [
     "retrieval_error",
     "retrieval_note",
     "SUMMARY_STOP",
+    "change_text",
+    "observation_sentences",
+    "state_line",
     "summarizer_system",
     "summary_request",
     "standard_cue",
@@ -74,7 +78,7 @@ def _literal(world: World, schema: Schema, lit: Literal, true: bool) -> str:
     return clause(world.templates.sentence((lit.predicate, args), true=true))
 
 
-def action_lines(world: World, *, look_around: bool = True) -> str:
+def action_lines(world: World, *, look_around: bool = True, describe: bool = True) -> str:
     """One line per action: canonical phrase with placeholders, preconditions and effects in words.
 
     e.g. `- stack <ob> on <underob>: needs the robot arm is holding <ob> and <underob> is clear;
@@ -95,9 +99,10 @@ def action_lines(world: World, *, look_around: bool = True) -> str:
             line += f" ({', '.join(typed)})"  # e.g. "(<h1> <h2> hands, <s> shot)"
         line += f": needs {join_and(pre) if pre else 'nothing'}; then {join_and(eff) if eff else 'nothing changes'}."
         lines.append(line)
-    lines.append("- check valid actions: lists the actions you can take now.")
-    if look_around:
-        lines.append("- look around: describes the whole state.")
+    if describe:  # the meta-actions that only describe (not offered where the state is always in view)
+        lines.append("- check valid actions: lists the actions you can take now.")
+        if look_around:
+            lines.append("- look around: describes the whole state.")
     return "\n".join(lines)
 
 
@@ -107,12 +112,12 @@ def action_lines(world: World, *, look_around: bool = True) -> str:
 _INTRO = "You act in a text world to reach a goal. Each turn you write one action and get an observation."
 
 
-def _actions_block(world: World, look_around: bool) -> str:
-    return "Actions (<x> stands for an object):\n" + action_lines(world, look_around=look_around)
+def _actions_block(world: World, look_around: bool, describe: bool) -> str:
+    return "Actions (<x> stands for an object):\n" + action_lines(world, look_around=look_around, describe=describe)
 
 
-def standard_system(world: World, example: Example | None, *, look_around: bool) -> str:
-    parts = [_INTRO, _actions_block(world, look_around), "Reply with one line: Action: <action>"]
+def standard_system(world: World, example: Example | None, *, look_around: bool, describe: bool = True) -> str:
+    parts = [_INTRO, _actions_block(world, look_around, describe), "Reply with one line: Action: <action>"]
     if example is not None:
         lines = ["Example (a different problem):", f"Goal: {_goal(example.goal)}", f"Observation: {example.observation}"]
         for step in example.env_steps:
@@ -129,6 +134,7 @@ def hiagent_system(
     hide_finished: bool,
     summarize: bool,
     retrieve: bool,
+    describe: bool = True,
 ) -> str:
     rules = (
         'Work in subgoals. Start a subgoal with a line "Subgoal: <what to reach next>" followed by a line '
@@ -142,7 +148,7 @@ def hiagent_system(
                 ' To see the actions of finished subgoal k again, write "Action: retrieve(k)": they are shown in'
                 " place of its summary until the current subgoal is finished, and it takes no turn."
             )
-    parts = [_INTRO, _actions_block(world, look_around), rules]
+    parts = [_INTRO, _actions_block(world, look_around, describe), rules]
     if example is not None:
         lines = ["Example (a different problem):", f"Goal: {_goal(example.goal)}", f"Observation: {example.observation}"]
         for number, sub in enumerate(example.subgoals, start=1):
@@ -277,11 +283,55 @@ _SUMMARIZER_TASK = (
 _SUMMARIZER_FORMAT = 'Reply with two lines: "Met: yes" or "Met: no", then "Summary: <the facts>".'
 
 
-def summarizer_system() -> str:
-    """The summariser's instruction, reply format and one worked example (a failure explained)."""
+_SUMMARIZER_CHANGES_TASK = (
+    "You read one finished subgoal of an agent acting in a text world: the subgoal and the actions "
+    "taken for it, each with the facts it made true. Say whether the subgoal was met, then state in one or "
+    "two sentences the facts the actions established."
+)
+
+_SUMMARIZER_CHANGES_EXAMPLE = (
+    "Example:\n"
+    "Subgoal: the cellar door is open\n"
+    "Action: take brass key\n"
+    "Made true: You hold the brass key.\n"
+    "Action: go to the hall\n"
+    "Made true: You are in the hall.\n"
+    "Met: no\n"
+    "Summary: You hold the brass key and are in the hall; the cellar door is still shut."
+)
+
+
+def summarizer_system(*, changes: bool = False) -> str:
+    """The summariser's instruction, reply format and one worked example (a subgoal not met, explained);
+    with `changes`, for a trajectory given as actions and what each made true."""
+    if changes:
+        return f"{_SUMMARIZER_CHANGES_TASK}\n\n{_SUMMARIZER_FORMAT}\n\n{_SUMMARIZER_CHANGES_EXAMPLE}"
     return f"{_SUMMARIZER_TASK}\n\n{_SUMMARIZER_FORMAT}\n\n{_SUMMARIZER_EXAMPLE}"
 
 
-def summary_request(subgoal: Subgoal) -> str:
-    """The summariser's user message: the finished subgoal and its environment steps, nothing else."""
-    return f"Subgoal: {subgoal.text or '(not stated)'}\n" + render_pairs(subgoal.env_pairs) + "Met:"
+def summary_request(subgoal: Subgoal, *, changes: bool = False) -> str:
+    """The summariser's user message: the finished subgoal and its environment steps, nothing else; with
+    `changes`, each step as its action and what it made true (`Pair.change`) instead of the whole state."""
+    head = f"Subgoal: {subgoal.text or '(not stated)'}\n"
+    if not changes:
+        return head + render_pairs(subgoal.env_pairs) + "Met:"
+    lines = "".join(f"Action: {p.action}\nMade true: {p.change or p.observation}\n" for p in subgoal.env_pairs)
+    return head + lines + "Met:"
+
+
+def observation_sentences(observation: str) -> list[str]:
+    """A full-state observation's sentences, each with its full stop ("b1 is clear. b2 is on b1." -> 2)."""
+    return [s for s in re.split(r"(?<=\.)\s+", observation.strip()) if s]
+
+
+def change_text(before: str, after: str) -> str:
+    """What a step made true, from the full-state observations before and after it: the sentences of
+    `after` that `before` lacks, in `after`'s order ("Nothing new is true." when there are none)."""
+    old = set(observation_sentences(before))
+    new = [s for s in observation_sentences(after) if s not in old]
+    return " ".join(new) if new else "Nothing new is true."
+
+
+def state_line(observation: str) -> str:
+    """The current state, where the prompt's last observation is not it (after a retrieval, say)."""
+    return f"Current state: {observation}\n"

@@ -28,8 +28,8 @@ class AgentEntry:
 
     `factory(llm, **keywords)` for an agent that needs a model, `factory(**keywords)` otherwise; `flags`
     are the constructor keywords that make this entry what it is (e.g. a HiAgent ablation's switches);
-    `options` names the run options (`pddlworlds eval --prompt-file` -> "prompt_file", `--decoding` ->
-"decoding") the factory takes.
+    `options` names the run options (`pddlworlds eval --prompt-file` -> "prompt_file", `--setting` ->
+"setting") the factory takes.
     """
 
     factory: Callable[..., Agent]
@@ -55,8 +55,8 @@ def _standard(llm: LLM, prompt_file: str | None = None, **kwargs: Any) -> Agent:
     (AgentBoard's reply format, which the admissible-action setting does not cover)."""
     if prompt_file is None:
         return StandardAgent(llm, **kwargs)
-    if kwargs.pop("decoding", "free") != "free":
-        raise ValueError("--decoding admissible is for the agents' own prompts, not an AgentBoard --prompt-file")
+    if kwargs.pop("setting", "free") != "free":
+        raise ValueError("a setting other than free is for the agents' own prompts, not an AgentBoard --prompt-file")
     from .agentboard import AgentBoardStandardAgent
 
     return AgentBoardStandardAgent(llm, prompt_file, **kwargs)
@@ -64,13 +64,13 @@ def _standard(llm: LLM, prompt_file: str | None = None, **kwargs: Any) -> Agent:
 
 def _hiagent_entry(summarize: bool, retrieve: bool, hide_finished: bool) -> AgentEntry:
     flags = {"summarize": summarize, "retrieve": retrieve, "hide_finished": hide_finished}
-    return AgentEntry(HiAgent, needs_llm=True, flags=MappingProxyType(flags), options=("decoding",))
+    return AgentEntry(HiAgent, needs_llm=True, flags=MappingProxyType(flags), options=("setting",))
 
 
 AGENTS: Registry[AgentEntry] = Registry(
     "agent",
     {
-        "standard": AgentEntry(_standard, needs_llm=True, options=("prompt_file", "decoding")),
+        "standard": AgentEntry(_standard, needs_llm=True, options=("prompt_file", "setting")),
         **{name: _hiagent_entry(*switches) for name, switches in HIAGENT_CONFIGS.items()},
         "expert": AgentEntry(_expert, needs_llm=False),
         "random": AgentEntry(_random, needs_llm=False),

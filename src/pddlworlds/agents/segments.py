@@ -4,6 +4,11 @@ training teacher (`pddlworlds.training.teacher`) both name and summarise HiAgent
 A plan is cut after every step that raises progress, pieces longer than `max_len` evenly; each piece is
 named by at most two facts it made true (goal facts first, then what its last action made true) and
 summarised by all of them.
+
+The state-choice setting's teacher cuts by the plan's own structure instead (`goal_segment`): the next
+subgoal is the plan's prefix up to the first step that makes a goal condition true that was not true
+where the prefix starts, named by the goal conditions that step made true, and summarised by every fact
+the prefix made true.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from ..worlds.text import join_and
 from ..worlds.world import World
 from .prompts import clause
 
-__all__ = ["PlanSegment", "added_atoms", "name_progress", "plan_cuts", "segment_plan"]
+__all__ = ["PlanSegment", "added_atoms", "goal_segment", "made_true", "name_progress", "plan_cuts", "segment_plan"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +95,29 @@ def segment_plan(
             summary = name_progress(world, states[a], states[b - 1], states[b])[1]
         segments.append(PlanSegment(text, a, b, summary))
     return segments
+
+
+def made_true(world: World, before: int, after: int) -> str:
+    """The facts true in `after` and not in `before`, as sentences in atom order ("Nothing new is true."
+    when there are none): a finished subgoal's summary in the state-choice setting."""
+    return " ".join(world.templates.sentence(atom) + "." for atom in added_atoms(world, before, after)) or (
+        "Nothing new is true."
+    )
+
+
+def goal_segment(world: World, plan: Sequence[int], start: int) -> PlanSegment:
+    """The next subgoal of `plan` (action indices) from state `start`: its steps up to and including the
+    first that makes true a goal condition not true at `start`, named by the goal conditions made true
+    there ("b1 is on b2 and b2 is on b3"), summarised by every fact the segment made true. A plan that
+    never does (empty, or `start` already a goal state) gives the whole plan, named "the goal"."""
+    task = world.task
+    fresh = task.goal_pos & ~start  # positive goal conditions not true where the segment starts
+    state = start
+    for step, action in enumerate(plan):
+        state = task.apply(state, action)
+        new = state & fresh
+        if new:
+            atoms = [atom for i, atom in enumerate(task.atoms) if new >> i & 1]
+            text = join_and([clause(world.templates.sentence(atom)) for atom in atoms])
+            return PlanSegment(text, 0, step + 1, made_true(world, start, state))
+    return PlanSegment("the goal", 0, len(plan), made_true(world, start, state))

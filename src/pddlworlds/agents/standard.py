@@ -10,6 +10,7 @@ from ..records import LLMCall
 from . import prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair
+from .settings import DEFAULT_SETTING
 from .parsing import parse_reply
 
 __all__ = ["StandardAgent"]
@@ -27,13 +28,18 @@ class StandardAgent(LLMAgent):
         max_tokens: int = 64,
         example: bool | None = None,
         insights: Insights = None,
-        decoding: str = "free",
+        setting: str = DEFAULT_SETTING,
+        choice_score: str | None = None,
     ):
-        super().__init__(llm, max_tokens=max_tokens, example=example, insights=insights, decoding=decoding)
+        super().__init__(
+            llm, max_tokens=max_tokens, example=example, insights=insights, setting=setting, choice_score=choice_score
+        )
         self.history: list[Pair] = []
 
     def _system_text(self, world) -> str:
-        return prompts.standard_system(world, self.example, look_around=self.look_around)
+        return prompts.standard_system(
+            world, self.example, look_around=self.look_around, describe=self.setting.describe_actions
+        )
 
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
@@ -43,9 +49,9 @@ class StandardAgent(LLMAgent):
         return prompts.render_pairs(self.history)
 
     def act(self, observation: str, info: StepInfo) -> str:
-        memory = self.memory_text()
+        memory = self.in_view(self.memory_text(), observation)
         messages = self.messages(memory, prompts.standard_cue())
-        if self.decoding == "admissible":  # the cue ends on "Action:": the action follows it directly
+        if self.setting.chooses:  # the cue ends on "Action:": the action follows it directly
             calls: list[LLMCall] = []
             reply, call = self._admissible_reply(messages, calls, head=False)
             self._set_details(call, calls, memory)

@@ -264,9 +264,24 @@ def add_eval_parsers(subparsers: Any) -> None:
         "sha256 is kept in the run configuration",
     )
     p.add_argument(
-        "--decoding", default="free", choices=["free", "admissible"],
-        help="free (default): the model writes its actions; admissible: it picks the most probable valid action "
-        "(embedded model only; a setting of its own, not comparable with published numbers)",
+        "--setting", metavar="NAME",
+        help="what the LLM agents play in: free (default: the model writes its actions, each domain's default "
+        "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
+        "full state after every action; it picks among the legal actions by a length-normalised score). "
+        "admissible and state-choice need the embedded model and are not comparable with published numbers",
+    )
+    p.add_argument(  # the older spelling of --setting free|admissible
+        "--decoding", choices=["free", "admissible"], help="the older spelling of --setting free|admissible",
+    )
+    p.add_argument(
+        "--choice-score", metavar="RULE",
+        help="how a choosing setting ranks candidates, instead of the setting's own rule: sum (summed "
+        "log-probability), token-mean (per token), word-mean (per word); recorded in the configuration",
+    )
+    p.add_argument(
+        "--observation-mode", choices=["full", "changes"],
+        help="what the environment shows after an action: the full state, or what changed (default: the "
+        "setting's, else each domain's: full in Blocksworld and Gripper, changes in Tyreworld and Barman)",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     add_format_option(p, "the results table at the end")

@@ -9,10 +9,10 @@ from typing import Any
 from ..files import file_sha256
 from ..llm import NO_MODEL
 from ..worlds.profiles import DEFAULT_PROFILE
-from .spec import RunPlan
+from .spec import RunPlan, config_setting
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "decoding_words"]
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "setting_words"]
 
 
 CONFIG_FORMAT = 1
@@ -57,8 +57,12 @@ def build_config(
         config["impossible_rule"] = IMPOSSIBLE_RULE_VERSION if uses_llm else None
     if plan.prompt_file is not None:
         config["prompt_file"] = {"path": str(plan.prompt_file), "sha256": file_sha256(plan.prompt_file)}
-    if plan.decoding != "free":  # the admissible-action setting: not comparable with published numbers
-        config["decoding"] = plan.decoding
+    if plan.setting != "free":  # a setting that chooses: not comparable with published numbers
+        config["setting"] = plan.setting
+    if plan.choice_score is not None:
+        config["choice_score"] = plan.choice_score
+    if plan.observation_mode is not None:
+        config["observation_mode"] = plan.observation_mode
     if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
@@ -68,14 +72,22 @@ def build_config(
     return config
 
 
-def decoding_words(config: dict[str, Any]) -> str:
-    """How the run's LLM agents picked their actions, in words (the report's header)."""
-    if config.get("decoding", "free") == "free":
-        return "**free** (the model writes each action)"
-    return (
-        f"**{config['decoding']}** (the model's log-probability picks among the valid actions and the meta-actions "
-        "the prompt offers; not comparable with published numbers, which are all free decoding)"
-    )
+def setting_words(config: dict[str, Any]) -> str:
+    """The setting the run's LLM agents played in, in words (the report's header)."""
+    from ..agents.settings import SETTINGS
+
+    name = config_setting(config)
+    setting = SETTINGS[name] if name in SETTINGS else None
+    words = setting.summary if setting is not None else "a setting this version does not know"
+    rule = config.get("choice_score")
+    if rule:
+        words += f"; candidates ranked by **{rule}** instead"
+    mode = config.get("observation_mode")
+    if mode and (setting is None or setting.observation_mode != mode):
+        words += f"; observation mode **{mode}**"
+    if name == "free":
+        return f"**free** ({words})"
+    return f"**{name}** ({words}; not comparable with published numbers, which are all free decoding)"
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:

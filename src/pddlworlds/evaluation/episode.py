@@ -56,7 +56,8 @@ def init_worker(backend: BackendSpec) -> None:
 
 
 def env_for(spec: EpisodeSpec) -> Any:
-    """One environment per (domain, split, budget, profile, impossible offered) per thread, reused."""
+    """One environment per (domain, split, budget, profile, impossible offered, observation mode) per
+    thread, reused."""
     import gymnasium as gym
 
     from ..registration import env_id  # importing the package registered the environments
@@ -64,11 +65,13 @@ def env_for(spec: EpisodeSpec) -> Any:
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
         envs = _LOCAL.envs = {}
-    key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible)
+    key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible, spec.observation_mode)
     if key not in envs:
         options: dict[str, Any] = {"profile": spec.profile} if spec.profile != DEFAULT_PROFILE else {}
         if spec.allow_impossible:
             options["allow_impossible"] = True
+        if spec.observation_mode is not None:
+            options["observation_mode"] = spec.observation_mode
         envs[key] = gym.make(
             env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps, **options
         )
@@ -87,7 +90,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     episode as a fault: `error` {kind, message, count}, no score. Raw replies are stored once, cut to
     `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
-    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.decoding)
+    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.setting, spec.choice_score)
     # the agent's own share of the model's prompt cache: its time never depends on who played before it
     llm = for_cache_owner(llm_for(backend), spec.agent) if needs_llm else None
     # an LLM agent of a trial reads the insights its memory handed out for the trial

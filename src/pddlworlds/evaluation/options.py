@@ -24,6 +24,7 @@ __all__ = [
     "build_plan",
     "names_list",
     "parse_seeds",
+    "resolve_setting",
     "select_problems",
     "smallest_problems",
     "trial_memory",
@@ -116,6 +117,7 @@ def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMI
 
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
+    from ..agents.settings import get_setting
     from ..llm import SHIPPED_ADAPTER, parse_llm, resolve_adapter
     from ..worlds.catalogue import domains as all_domains
     from .spec import RunPlan, agent_names, resolve_agent
@@ -125,9 +127,9 @@ def build_plan(args: argparse.Namespace) -> Any:
         agents = agent_names()
     if not agents:
         raise ValueError("--agents is empty")
-    decoding = getattr(args, "decoding", None) or "free"
+    setting, choice_score, observation_mode = resolve_setting(args)
     for agent in agents:
-        resolve_agent(agent, getattr(args, "prompt_file", None), decoding)
+        resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score)
     agents = list(dict.fromkeys(agents))
     from ..worlds.profiles import get_profile
 
@@ -166,8 +168,11 @@ def build_plan(args: argparse.Namespace) -> Any:
         except FileNotFoundError as exc:
             raise ValueError(f"--lora: {exc}") from None
         backend = dataclasses.replace(backend, lora=None if adapter is None else str(adapter))
-    if decoding != "free" and (backend.backend is None or not backend.backend.scores_candidates):
-        raise ValueError(f"--decoding {decoding} needs a backend that scores given texts (embedded), not --llm {args.llm}")
+    if get_setting(setting).chooses and (backend.backend is None or not backend.backend.scores_candidates):
+        raise ValueError(
+            f"setting {setting!r} picks among candidates by their log-probability and needs a backend that scores "
+            f"given texts (embedded), not --llm {args.llm}: use --setting free"
+        )
     problems = names_list(args.problems) if args.problems else None
     from ..artefacts.proofs import split_unsolvable
 
@@ -198,8 +203,36 @@ def build_plan(args: argparse.Namespace) -> Any:
         allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
         profile=profile,
         prompt_file=prompt_file,
-        decoding=decoding,
+        setting=setting,
+        choice_score=choice_score,
+        observation_mode=observation_mode,
     )
+
+
+def resolve_setting(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+    """(setting, ranking rule other than the setting's, observation mode) from `--setting`, the older
+    `--decoding`, `--choice-score` and `--observation-mode`; contradictions are refused here."""
+    from ..agents.admissible import CHOICE_SCORES
+    from ..agents.settings import DEFAULT_SETTING, get_setting
+
+    setting_name = getattr(args, "setting", None)
+    decoding = getattr(args, "decoding", None)
+    if setting_name is not None and decoding is not None and decoding != setting_name:
+        raise ValueError(f"--decoding {decoding} contradicts --setting {setting_name}; give only --setting")
+    setting = get_setting(setting_name or decoding or DEFAULT_SETTING)
+    choice_score = getattr(args, "choice_score", None)
+    if choice_score is not None:
+        CHOICE_SCORES[choice_score]  # an unknown rule fails here, listing the rules
+        if not setting.chooses:
+            raise ValueError(f"--choice-score ranks candidates; setting {setting.name!r} does not choose among them")
+        if choice_score == setting.choice_score:
+            choice_score = None
+    mode = getattr(args, "observation_mode", None)
+    if mode is not None and setting.observation_mode is not None and mode != setting.observation_mode:
+        raise ValueError(
+            f"setting {setting.name!r} shows observation mode {setting.observation_mode!r}, not --observation-mode {mode}"
+        )
+    return setting.name, choice_score, mode or setting.observation_mode
 
 
 #: The cross-trial memories by kind, loaded only when a run asks for one (`--insights PATH`: "insights").

@@ -19,7 +19,7 @@ from ..worlds.profiles import AGENTBOARD_PROFILE
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
 from .call_costs import call_costs_section
-from .configuration import decoding_words
+from .configuration import setting_words
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
 from .plots import write_plots
 from .spec import specs_from
@@ -107,7 +107,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         + (f"; prompt file: `{config['prompt_file']['path']}` (sha256 {config['prompt_file']['sha256'][:12]}…)"
            if config.get("prompt_file") else "")
         + _example_words(config),
-        f"- decoding: {decoding_words(config)}",
+        f"- setting: {setting_words(config)}",
         "",
         "## Success, progress, steps, context and time (Table 1 layout)",
         "",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BackendSpec",
+    "config_setting",
     "EpisodeSpec",
     "RunPlan",
     "agent_names",
@@ -43,9 +44,11 @@ class EpisodeSpec:
     profile: str = DEFAULT_PROFILE  # whose text and scoring rules the environment plays by
     allow_impossible: bool = False  # the env offers the `impossible` action
     prompt_file: str | None = None  # an AgentBoard prompt file for the agents that take one
-    decoding: str = "free"  # how LLM agents pick their action (`pddlworlds.llm.DECODINGS`)
+    setting: str = "free"  # what LLM agents play in (`pddlworlds.agents.SETTINGS`)
     insights: InsightSource | None = None  # what an LLM agent of a trial reads (its memory's `use(...)`)
     trial: int | None = None
+    choice_score: str | None = None  # a ranking rule other than the setting's (`admissible.CHOICE_SCORES`)
+    observation_mode: str | None = None  # what the environment shows after an action (None: domain default)
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -60,16 +63,17 @@ def agent_names() -> list[str]:
 
 
 def resolve_agent(
-    name: str, prompt_file: str | None = None, decoding: str = "free"
+    name: str, prompt_file: str | None = None, setting: str = "free", choice_score: str | None = None
 ) -> tuple[Callable[[Any], Any], bool]:
     """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
 
     A factory of your own says it needs no model with an attribute `needs_llm = False`. `prompt_file` goes
-    to the built-in agents whose registry entry takes that option (STANDARD), `decoding` (other than
-    "free") to the LLM agents that take it; an LLM agent that cannot honour it is refused here.
+    to the built-in agents whose registry entry takes that option (STANDARD), `setting` (other than
+    "free") and `choice_score` to the LLM agents that take them; an LLM agent that cannot honour them is
+    refused here.
     """
-    if decoding != "free" and ":" in name:
-        raise EvaluationError(f"--decoding {decoding} applies to the built-in LLM agents, not {name!r}")
+    if setting != "free" and ":" in name:
+        raise EvaluationError(f"--setting {setting} applies to the built-in LLM agents, not {name!r}")
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -90,11 +94,13 @@ def resolve_agent(
     options: dict[str, Any] = {}
     if prompt_file is not None and "prompt_file" in entry.options:
         options["prompt_file"] = prompt_file
-    if decoding != "free" and entry.needs_llm:
-        if "decoding" not in entry.options or "prompt_file" in options:
+    if setting != "free" and entry.needs_llm:
+        if "setting" not in entry.options or "prompt_file" in options:
             what = "with an AgentBoard --prompt-file" if "prompt_file" in options else ""
-            raise EvaluationError(f"--decoding {decoding} does not apply to agent {name!r} {what}".rstrip())
-        options["decoding"] = decoding
+            raise EvaluationError(f"--setting {setting} does not apply to agent {name!r} {what}".rstrip())
+        options["setting"] = setting
+        if choice_score is not None:
+            options["choice_score"] = choice_score
     return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
 
 
@@ -117,9 +123,11 @@ class RunPlan:
     profile: str = DEFAULT_PROFILE  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
     prompt_file: str | None = None  # `--prompt-file`: an AgentBoard prompt file for STANDARD
-    decoding: str = "free"  # `--decoding`: "admissible" makes LLM agents choose among the valid actions
+    setting: str = "free"  # `--setting`: what LLM agents play in (`pddlworlds.agents.SETTINGS`)
     insights: InsightSource | None = None  # set per trial by `evaluation.trials`: the memory's `use(...)`
     trial: int | None = None  # and the trial
+    choice_score: str | None = None  # `--choice-score`: a ranking rule other than the setting's
+    observation_mode: str | None = None  # `--observation-mode` or the setting's (None: each domain's default)
 
     @property
     def domains(self) -> list[str]:
@@ -130,7 +138,8 @@ class RunPlan:
         return [
             EpisodeSpec(
                 agent, domain, self.split, problem, seed, self.max_steps,
-                self.profile, self.allow_impossible, self.prompt_file, self.decoding, self.insights, self.trial,
+                self.profile, self.allow_impossible, self.prompt_file, self.setting, self.insights, self.trial,
+                self.choice_score, self.observation_mode,
             )
             for domain, problems in self.problems.items()
             for problem in problems
@@ -139,7 +148,7 @@ class RunPlan:
         ]
 
     def needs_llm(self) -> bool:
-        return any(resolve_agent(a, self.prompt_file, self.decoding)[1] for a in self.agents)
+        return any(resolve_agent(a, self.prompt_file, self.setting, self.choice_score)[1] for a in self.agents)
 
 
 def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
@@ -153,7 +162,15 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         profile=config.get("profile", DEFAULT_PROFILE),
         allow_impossible=bool(config.get("allow_impossible", False)),
         prompt_file=(config.get("prompt_file") or {}).get("path"),
-        decoding=config.get("decoding", "free"),
+        setting=config_setting(config),
+        choice_score=config.get("choice_score"),
+        observation_mode=config.get("observation_mode"),
     )
     return plan.episodes()
 
+
+
+def config_setting(config: dict[str, Any]) -> str:
+    """The setting a stored configuration names: `setting`, or the `decoding` key runs made before settings
+    had names wrote ("admissible"), else "free"."""
+    return str(config.get("setting") or config.get("decoding") or "free")

@@ -96,7 +96,8 @@ class Choice:
     `logprobs`, each continuation's summed token log-probability (in the order given).
 
     `prompt_tokens` is the prompt's length, `scored_tokens` how many candidate tokens the model evaluated
-    (shared prefixes are evaluated once), `latency_s` the whole call.
+    (shared prefixes are evaluated once), `latency_s` the whole call, `lengths` each continuation's tokens
+    (so a caller can rank by another rule than the sum, e.g. per token).
     """
 
     index: int
@@ -104,13 +105,14 @@ class Choice:
     prompt_tokens: int
     scored_tokens: int
     latency_s: float
+    lengths: tuple[int, ...] = ()
 
 
 @runtime_checkable
 class CandidateScorer(Protocol):
     """A model that can say how probable a given continuation of a prompt is (the admissible setting)."""
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice: ...
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice: ...
 
 
 def candidate_scorer(llm: object) -> CandidateScorer:
@@ -119,8 +121,8 @@ def candidate_scorer(llm: object) -> CandidateScorer:
         return llm
     name = getattr(llm, "model_id", type(llm).__name__)
     raise ValueError(
-        f"--decoding admissible needs a model that scores given texts by log-probability (the embedded "
-        f"backend); {name} ({type(llm).__name__}) does not: use --decoding free"
+        f"a setting that chooses among candidates (admissible, state-choice) needs a model that scores given "
+        f"texts by log-probability (the embedded backend); {name} ({type(llm).__name__}) does not: use --setting free"
     )
 
 

@@ -325,12 +325,13 @@ class EmbeddedLLM:
         return Completion(reply, len(tokens), len(written) + 1, end - start, cached_tokens=cached,
                           prompt_eval_s=evaluated - start, generation_s=end - evaluated)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str]) -> Choice:
-        """The most probable of `continuations` as the reply to `messages` (the admissible-action
-        setting): each one's summed token log-probability, scored by `scoring.score_continuations`."""
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+        """The most probable of `continuations` as the reply to `messages` after the reply's start `prefix`
+        (the settings that choose): each one's summed token log-probability and its tokens, scored by
+        `scoring.score_continuations`."""
         from .scoring import score_continuations
 
-        pieces = self._pieces(messages)
+        pieces = self._pieces(messages) + ([(prefix, False)] if prefix else [])
         start = time.perf_counter()
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
@@ -342,7 +343,8 @@ class EmbeddedLLM:
                 self._llama.reset()
                 raise
         best = max(range(len(continuations)), key=lambda i: scores.logprobs[i])
-        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start)
+        lengths = tuple(len(c) for c in candidates)
+        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start, lengths)
 
 
 @contextlib.contextmanager

@@ -179,8 +179,13 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     from ..llm import EmbeddedLLM
     from .rounds import rollout_dataset
 
-    adapter = None if args.adapter == "none" else str(args.adapter)
-    model = EmbeddedLLM(lora_path=adapter, n_threads=args.threads)
+    from ..agents import get_setting
+
+    setting = get_setting(args.setting)  # an unknown name fails here, before a model loads
+    if args.adapter == "expert" and not setting.chooses:
+        raise ValueError(f"--adapter expert (the expert plays) needs a setting that chooses, not --setting {setting.name}")
+    adapter = None if args.adapter in ("none", "expert") else str(args.adapter)
+    model = None if args.adapter == "expert" else EmbeddedLLM(lora_path=adapter, n_threads=args.threads)
     with _stop_on_signal("train rollout", "the current episode (its calls and the manifest follow)") as stop:
         manifest = rollout_dataset(
             args.out,
@@ -197,6 +202,8 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             max_problems=args.max_problems or 0,
             progress=not args.no_progress,
             stop=stop,
+            setting=setting.name,
+            detour=args.detour,
         )
     keys = ("problems", "episodes", "calls", "dead_end_calls", "success", "model_wrote_expert_action", "seconds")
     print(json.dumps({k: manifest[k] for k in keys}))
@@ -274,7 +281,10 @@ def add_parsers(sub: Any) -> None:
     n.set_defaults(func=cmd_lengths)
 
     r = tsub.add_parser("rollout", help="on-policy round: the adapter plays, the expert labels every call from its state")
-    r.add_argument("--adapter", required=True, help="GGUF LoRA adapter the model plays with ('none': the base model)")
+    r.add_argument("--adapter", required=True,
+                   help="GGUF LoRA adapter the model plays with ('none': the base model; 'expert': the expert plays "
+                        "in the model's place, with --detour, in a setting that chooses: expert data labelled as "
+                        "on-policy data is)")
     r.add_argument("--out", type=Path, required=True, help="round's dataset folder")
     r.add_argument("--round", default="", help="round name recorded in the data (default: OUT's name)")
     r.add_argument("--seeds", type=_ints, default=_ints("2001-2003"), help="generator seeds (default 2001-2003)")
@@ -287,6 +297,10 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--max-problems", type=positive_int, default=None, help="play only the first N problems kept")
     r.add_argument("--planner-timeout", type=positive_float, default=60, help="seconds per planner call")
     r.add_argument("--threads", type=positive_int, default=None, help="llama.cpp threads")
+    r.add_argument("--setting", default="free",
+                   help="the setting the agents play in (free, admissible, state-choice; default free)")
+    r.add_argument("--detour", type=probability, default=0.15,
+                   help="with --adapter expert: the chance a pick is another legal action (default 0.15)")
     r.add_argument("--no-progress", action="store_true")
     r.set_defaults(func=cmd_rollout)
 

@@ -12,24 +12,38 @@ agent makes with the reply the expert would give from the state the episode is i
 - at a dead end (no plan from the state) the call is kept with `reply: null` and `label: "dead-end"`;
   training skips such calls.
 The agent's own earlier, possibly wrong, actions stay in the prompts, so the model learns to recover.
+
+In a setting that chooses among candidates (`agents.SETTINGS`: `state-choice`), a turn is the model's
+pick (`choose`; HiAgent writes its subgoal line first, a `head` call that passes through unrecorded) and
+is recorded once, as the prompt and the reply the expert would give: ` <action>` for STANDARD, `Action:
+<action>` or `Subgoal: <line>\nAction: <action>` for HiAgent, ended by a line end as the candidates are.
+Its subgoals follow the plan's own structure (`agents.segments.goal_segment`: the goal conditions the
+plan's next segment makes true) and its summaries say what the finished subgoal made true.
+`ExpertPlayer` plays in the model's place (the expert's pick, now and then, seeded, another legal action),
+so the same labelling makes expert data and on-policy data.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
-from ..agents import make_agent, prompts
+from ..agents import get_setting, make_agent, prompts
+from ..agents.admissible import HEAD_STOP
 from ..agents.hiagent import HiAgent, same_subgoal
-from ..agents.segments import name_progress, segment_plan
-from ..llm import LLM, Completion, Message
+from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
+from ..llm import LLM, Choice, Completion, Message
 from .expert import StateExpert
 from .teacher import MAX_SUBGOAL_STEPS
 
-__all__ = ["LabelledCall", "RelabelLLM", "StateTrail", "play_labelled"]
+__all__ = ["CHOICE_END", "ExpertPlayer", "LabelledCall", "RelabelLLM", "StateTrail", "play_labelled"]
+
+#: What ends a trained reply of a choosing setting: the line end every candidate ends with.
+CHOICE_END = ("\n",)
 
 
 @dataclass(frozen=True)
@@ -63,13 +77,15 @@ class StateTrail(gym.Wrapper):
 
 
 class RelabelLLM:
-    """An `LLM`: the model answers and the agent acts on that; each call is recorded with the expert's
-    reply from the episode's current state. `agent` is set once the agent exists."""
+    """An `LLM` (and, over a model that scores texts, a `CandidateScorer`): the model answers and the agent
+    acts on that; each call is recorded with the expert's reply from the episode's current state. `agent`
+    is set once the agent exists; `setting` is the agent's."""
 
-    def __init__(self, model: LLM, expert: StateExpert, trail: StateTrail) -> None:
+    def __init__(self, model: LLM, expert: StateExpert, trail: StateTrail, setting: str = "free") -> None:
         self.model = model
         self.expert = expert
         self.trail = trail
+        self.setting = get_setting(setting)
         self.agent: Any = None
         self.calls: list[LabelledCall] = []
 
@@ -87,15 +103,27 @@ class RelabelLLM:
     def chat(
         self, messages: Sequence[Message], *, max_tokens: int = 128, stop: Sequence[str] = (), temperature: float = 0.0
     ) -> Completion:
+        completion = self.model.chat(messages, max_tokens=max_tokens, stop=stop, temperature=temperature)
+        if tuple(stop) == HEAD_STOP:  # HiAgent's subgoal line before a pick: its label is the pick's
+            return completion
         purpose = "action" if tuple(stop) == tuple(prompts.ACTION_STOP) else "summary"
         state = self.trail.unwrapped.state
-        reply = self._action_label(state) if purpose == "action" else self._summary_label(state)
-        completion = self.model.chat(messages, max_tokens=max_tokens, stop=stop, temperature=temperature)
+        reply = self.action_label(state) if purpose == "action" else self.summary_label(state)
         self.calls.append(LabelledCall(tuple(messages), reply, "expert" if reply is not None else "dead-end",
                                        purpose, tuple(stop), int(max_tokens), completion.text, state))
         return completion
 
-    def _action_label(self, state: int) -> str | None:
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+        state = self.trail.unwrapped.state
+        reply = self.action_label(state)
+        choice = self.model.choose(messages, continuations, prefix=prefix)  # type: ignore[attr-defined]
+        written = prefix + continuations[choice.index].rstrip("\n")
+        self.calls.append(LabelledCall(tuple(messages), reply, "expert" if reply is not None else "dead-end",
+                                       "action", CHOICE_END, 0, written, state))
+        return choice
+
+    def action_label(self, state: int) -> str | None:
+        """The reply the expert gives to an action call from `state` (None at a dead end)."""
         plan = self.expert.plan_from(state)
         if not plan:  # a dead end (the goal ends the episode before any call)
             return None
@@ -103,30 +131,108 @@ class RelabelLLM:
         action = world.action_text(plan[0])
         if not isinstance(self.agent, HiAgent):
             return f" {action}"
-        first = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
+        if self.setting.chooses and self.setting.changes_to_summariser:  # the plan's own structure
+            first = goal_segment(world, plan, state).text
+        else:
+            first = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
         current = self.agent.wm.current
         if current is not None and current.text and same_subgoal(current.text, first):
             return f"Action: {action}"
         return f"Subgoal: {first}\nAction: {action}"
 
-    def _summary_label(self, state: int) -> str:
+    def summary_label(self, state: int) -> str:
+        """The reply the expert gives to the summary call of the subgoal being finished."""
         subgoal = self.agent.wm.subgoals[-1]  # the one being finished
         steps = [p.step for p in subgoal.env_pairs]
         states = self.trail.states
         before = states[steps[0] - 1] if steps else state
         last = states[steps[-1] - 1] if steps else state
-        named, summary = name_progress(self.expert.world, before, last, state)
+        world = self.expert.world
+        if self.setting.changes_to_summariser:
+            met = subgoal.text and _goal_line_holds(world, before, state, subgoal.text)
+            return f"Met: {'yes' if met else 'no'}\nSummary: {made_true(world, before, state)}"
+        named, summary = name_progress(world, before, last, state)
         met = "yes" if subgoal.text and same_subgoal(subgoal.text, named) else "no"
         return f"Met: {met}\nSummary: {summary}"
 
 
+def _goal_line_holds(world: Any, before: int, after: int, text: str) -> bool:
+    """Whether `text` names (as the teacher names subgoals) goal conditions that went from false at
+    `before` to true at `after`, all of them holding at `after`."""
+    task = world.task
+    new = task.goal_pos & after & ~before
+    if not new:
+        return False
+    named = [prompts.clause(world.templates.sentence(task.atoms[i])) for i in range(len(task.atoms)) if new >> i & 1]
+    return any(same_subgoal(text, line) for line in (_join(named), *named))
+
+
+def _join(lines: list[str]) -> str:
+    from ..worlds.text import join_and
+
+    return join_and(lines)
+
+
+class ExpertPlayer:
+    """The expert in the model's place, for a choosing setting: each pick is the expert's next action from
+    the episode's state, except that with chance `detour` (seeded by `rng`) it is another legal action, so
+    the data holds states off the expert's path; HiAgent's subgoal lines and summaries are the teacher's
+    (`labels`, the `RelabelLLM` recording the episode)."""
+
+    model_id = "expert"
+    in_context_example = False
+
+    def __init__(self, labels: RelabelLLM, rng: random.Random, detour: float = 0.15) -> None:
+        self.labels = labels
+        self.rng = rng
+        self.detour = detour
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    def chat(
+        self, messages: Sequence[Message], *, max_tokens: int = 128, stop: Sequence[str] = (), temperature: float = 0.0
+    ) -> Completion:
+        state = self.labels.trail.unwrapped.state
+        if tuple(stop) == HEAD_STOP:
+            label = self.labels.action_label(state) or "Action:"
+            head = label.partition("Action:")[0]  # "Subgoal: <line>\n" or nothing (the subgoal goes on)
+            return Completion(head, 0, 0, 0.0)
+        return Completion(self.labels.summary_label(state), 0, 0, 0.0)
+
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+        state = self.labels.trail.unwrapped.state
+        label = self.labels.action_label(state)
+        wanted = f" {label.rpartition('Action: ')[2] if 'Action: ' in label else label.strip()}\n" if label else None
+        index = continuations.index(wanted) if wanted in continuations else self.rng.randrange(len(continuations))
+        if wanted is not None and self.rng.random() < self.detour:
+            others = [i for i, c in enumerate(continuations) if i != index and "retrieve(" not in c]
+            index = self.rng.choice(others) if others else index
+        scores = tuple(0.0 if i == index else -1.0 for i in range(len(continuations)))
+        return Choice(index, scores, 0, 0, 0.0, tuple(1 for _ in continuations))
+
+
 def play_labelled(
-    env: gym.Env, model: LLM, agent_name: str, expert: StateExpert, seed: int = 0
+    env: gym.Env,
+    model: LLM | None,
+    agent_name: str,
+    expert: StateExpert,
+    seed: int = 0,
+    *,
+    setting: str = "free",
+    detour: float = 0.15,
 ) -> tuple[Any, list[LabelledCall]]:
-    """Play one episode of `agent_name` with `model` on `env`; (its record, every call with its label)."""
+    """Play one episode of `agent_name` with `model` on `env` in `setting`; (its record, every call with its
+    label). `model` None: the expert plays (`ExpertPlayer`, a choosing setting only), with detours seeded by
+    `seed` and the episode."""
     trail = StateTrail(env)
-    llm = RelabelLLM(model, expert, trail)
-    agent = make_agent(agent_name, llm)
+    llm = RelabelLLM(model, expert, trail, setting)  # type: ignore[arg-type]
+    if model is None:
+        if not llm.setting.chooses:
+            raise ValueError(f"the expert plays as the model only in a setting that chooses, not {setting!r}")
+        problem = getattr(env.unwrapped, "problem_names", ["?"])[0]
+        llm.model = ExpertPlayer(llm, random.Random(f"{seed}/{agent_name}/{problem}"), detour)  # type: ignore[assignment]
+    agent = make_agent(agent_name, llm, setting=setting)
     llm.agent = agent
     record = agent.run(trail, seed=seed)
     return record, llm.calls

@@ -23,7 +23,7 @@ from typing import Any
 from tqdm import tqdm
 
 from .. import generators
-from ..agents import PROMPTS_VERSION
+from ..agents import PROMPTS_VERSION, get_setting
 from ..agents.parsing import parse_reply
 from ..files import atomic_write, file_sha256
 from ..llm import LLM
@@ -72,7 +72,7 @@ def _agreement(calls: list[LabelledCall]) -> tuple[int, int]:
 
 
 #: What a resumed round must share with the run it resumes (the manifest's "settings").
-_SETTINGS = ("round", "adapter_sha256", "agents", "max_steps", "generator")
+_SETTINGS = ("round", "adapter_sha256", "agents", "max_steps", "generator", "setting", "player", "detour")
 
 
 def _resume(out: Path, settings: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]], float]:
@@ -87,7 +87,7 @@ def _resume(out: Path, settings: dict[str, Any]) -> tuple[list[str], list[dict[s
     if manifest.get("complete", True):
         raise ValueError(f"{out}: holds a finished round ({manifest.get('episodes')} episodes); use another --out")
     saved = manifest.get("settings", {})
-    diff = sorted(k for k in _SETTINGS if saved.get(k) != settings[k])
+    diff = sorted(k for k in _SETTINGS if saved.get(k) != settings.get(k))
     if diff:
         raise ValueError(f"{out}: an interrupted round played with other settings ({', '.join(diff)}); "
                          "resume it with the same command or use another --out")
@@ -101,7 +101,7 @@ def _resume(out: Path, settings: dict[str, Any]) -> tuple[list[str], list[dict[s
 
 def rollout_dataset(
     out: str | Path,
-    model: LLM,
+    model: LLM | None,
     *,
     adapter: str | None,
     round_name: str,
@@ -116,8 +116,12 @@ def rollout_dataset(
     progress: bool = True,
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     stop: threading.Event | None = None,
+    setting: str = "free",
+    detour: float = 0.15,
 ) -> dict[str, Any]:
     """Play `model` with each agent on fresh training problems, label every call; return the manifest.
+    `model` None: the expert plays in the model's place (a choosing `setting` only; with chance `detour` a
+    pick is another legal action), which makes expert data labelled exactly as on-policy data is.
 
     After every episode the calls, the episode summaries and a manifest marked `"complete": false` are
     written, so an interrupted round (a killed process, or `stop` set: the CLI sets it on SIGTERM or
@@ -133,6 +137,8 @@ def rollout_dataset(
         "max_steps": max_steps,
         "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels,
                       "max_problems": max_problems},
+        **({"setting": setting} if setting != "free" else {}),
+        **({"player": "expert", "detour": detour} if model is None else {}),
     }
     rows, episodes, seconds_before = _resume(out, settings)
     played = {e["episode"] for e in episodes}
@@ -152,13 +158,14 @@ def rollout_dataset(
     def manifest(complete: bool) -> dict[str, Any]:
         n_actions = sum(e["action_calls"] for e in episodes)
         return {
-            "kind": "on-policy",
+            "kind": "on-policy" if model is not None else "expert-play",
             "round": round_name,
+            "setting": setting,
             "complete": complete,
             "settings": settings,
             "prompts_version": PROMPTS_VERSION,
             "adapter": {"path": adapter, "sha256": settings["adapter_sha256"]},
-            "model_id": model.model_id,
+            "model_id": model.model_id if model is not None else "expert",
             "agents": agents,
             "max_steps": max_steps,
             "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
@@ -186,10 +193,12 @@ def rollout_dataset(
             if stop is not None and stop.is_set():
                 stopped = True
                 break
-            env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps)
+            mode = get_setting(setting).observation_mode
+            env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps,
+                           **({"observation_mode": mode} if mode else {}))
             expert = StateExpert(env.unwrapped.world, Path(d.domain_file), problem.path,
                                  Path(d.text_file) if d.text_file else None, timeout=planner_timeout)
-            record, calls = play_labelled(env, model, name, expert)
+            record, calls = play_labelled(env, model, name, expert, setting=setting, detour=detour)
             env.close()
             for how, n in expert.how.items():
                 planners[how] = planners.get(how, 0) + n

@@ -1,0 +1,79 @@
+"""The settings an LLM agent plays in: what the environment shows, what the prompt holds, how the action is
+picked. One name per setting; an evaluation records it in `config.json` and the report's header.
+
+- `free` (the default): the published form. The model writes its action as free text; the environment
+  shows each domain's default observations (the full state in Blocksworld and Gripper, what changed in
+  Tyreworld and Barman); numbers from this setting may stand beside published ones (in the AgentBoard
+  profile).
+- `admissible`: the same prompts and observations, but the model's summed log-probability of each whole
+  reply picks among the valid actions and the meta-actions the prompt offers.
+- `state-choice`: the form a small model can learn. The environment shows the full current state after
+  every action in every domain, so the last observation in the prompt is always the state the decision is
+  made in (a Markov view), and the model picks among the actions legal in that state by a score normalised
+  for length (`choice_score`), so a short candidate does not win by being short. Meta-actions that only
+  describe (`check valid actions`, `look around`) are not offered: the state is in view and every
+  candidate is legal. HiAgent's `retrieve(k)` stays (it is part of its method), and its summariser reads
+  each step of a finished subgoal as the action and what it changed. No in-context example is shown
+  (the domains' examples show invalid actions and `check valid actions`, which this setting has no
+  place for); the system text states the reply format.
+
+Only backends that score given texts (the embedded model) play `admissible` and `state-choice`; neither
+is ever set beside published numbers, which are all free decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..registry import Registry
+
+__all__ = ["DEFAULT_SETTING", "SETTINGS", "Setting", "get_setting"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: `observation_mode` for the environment (None: the domain's default), `decoding` (how
+    the action is picked: "free" or "admissible"), `choice_score` (the rule that ranks candidates, a name
+    in `admissible.CHOICE_SCORES`), whether the describing meta-actions are offered, and whether the
+    summariser reads changes instead of whole observations."""
+
+    name: str
+    observation_mode: str | None
+    decoding: str
+    choice_score: str = "sum"
+    describe_actions: bool = True  # `check valid actions` (and `look around` where offered) are candidates
+    changes_to_summariser: bool = False
+    example: bool = True  # the domain's in-context example is shown (unless the model or the caller says not)
+    comparable: bool = False  # may stand beside published numbers (with the AgentBoard profile)
+    summary: str = ""
+
+    @property
+    def chooses(self) -> bool:
+        """The model picks among given candidates (needs a backend that scores texts)."""
+        return self.decoding == "admissible"
+
+
+DEFAULT_SETTING = "free"
+
+SETTINGS: Registry[Setting] = Registry("setting", {
+    "free": Setting(
+        "free", None, "free", comparable=True,
+        summary="free decoding, each domain's default observations (the published form)",
+    ),
+    "admissible": Setting(
+        "admissible", None, "admissible", "sum",
+        summary="the model's summed log-probability of each whole reply picks among the valid actions and "
+        "the meta-actions the prompt offers; each domain's default observations",
+    ),
+    "state-choice": Setting(
+        "state-choice", "full", "admissible", "token-mean", describe_actions=False, changes_to_summariser=True,
+        example=False,
+        summary="the full current state after every action; the model picks among the legal actions (and "
+        "HiAgent's retrievals) by its mean log-probability per token",
+    ),
+})
+
+
+def get_setting(name: str) -> Setting:
+    """The setting called `name` (an unknown name raises, listing the settings)."""
+    return SETTINGS[name]
