@@ -234,7 +234,7 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
     import gymnasium as gym
 
     import pddlworlds  # noqa: F401  (registers the environments)
-    from pddlworlds.agents import HiAgent, StandardAgent
+    from pddlworlds.agents import HiAgent, StandardAgent, get_setting
     from pddlworlds.artefacts.plans import optimal_lengths
     from pddlworlds.registration import env_id
     from pddlworlds.worlds.catalogue import domains
@@ -244,9 +244,11 @@ def bench_agents(llm: LLM, args: argparse.Namespace) -> dict[str, float]:
     for domain in chosen:
         lengths = optimal_lengths(domain, "agentboard")
         problem = min(lengths, key=lambda p: (lengths[p], p))
-        for agent in (StandardAgent(llm), HiAgent(llm)):
+        setting = get_setting(args.setting)
+        mode = {"observation_mode": setting.observation_mode} if setting.observation_mode else {}
+        for agent in (StandardAgent(llm, setting=setting.name), HiAgent(llm, setting=setting.name)):
             reset_cache(llm)  # each agent starts cold, as in its own run
-            env = gym.make(env_id(domain), max_episode_steps=args.agent_steps)
+            env = gym.make(env_id(domain), max_episode_steps=args.agent_steps, **mode)
             start = time.perf_counter()
             record = agent.run(env, options={"problem": problem})
             out |= _agent_stats(f"agent_{domain}_{agent.name}", record, time.perf_counter() - start)
@@ -370,6 +372,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--agent-steps", type=int, default=10, help="steps per agent episode (agents section)")
     parser.add_argument("--domains", default="", help="domains of the agents section (default: all)")
+    parser.add_argument("--setting", default="free",
+                        help="the setting of the agents section: free (default), admissible, state-choice")
     parser.add_argument(
         "--prompt-cache-mb",
         type=float,

@@ -43,11 +43,11 @@ def _init_worker(lora: str | None, threads: int) -> None:
     _LLM = EmbeddedLLM(lora_path=lora, n_threads=threads)
 
 
-def _play(job: tuple[Any, str, int]) -> dict[str, Any]:
+def _play(job: tuple[Any, str, int, str, str | None]) -> dict[str, Any]:
     from pddlworlds.training.validation import play_held_out
 
-    problem, agent, max_steps = job
-    return play_held_out(problem, agent, _LLM, max_steps)
+    problem, agent, max_steps, setting, choice_score = job
+    return play_held_out(problem, agent, _LLM, max_steps, setting=setting, choice_score=choice_score)
 
 
 def _table(figures: dict[str, dict[str, Any]]) -> str:
@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="held-out set: standard (24 problems, all levels; the default) or wide (48, medium and "
                              "hard only); with --report-only, the set recorded in OUT")
     parser.add_argument("--max-steps", type=int, default=30)
+    parser.add_argument("--setting", default="free", help="the agents' setting: free (default), admissible, state-choice")
+    parser.add_argument("--choice-score", default=None,
+                        help="a ranking rule other than the setting's (sum, token-mean, word-mean)")
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per worker")
     parser.add_argument("--report-only", action="store_true",
@@ -125,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         # the i-th problem of every domain, both agents, before the (i+1)-th: a partial run covers all domains
         order = {id(p): i for d in domain_names for i, p in enumerate(q for q in problems if q.domain == d)}
         problems = sorted(problems, key=lambda p: order[id(p)])
-        jobs = [(p, a, args.max_steps) for p in problems for a in agents if (p.domain, p.name, a) not in finished]
+        jobs = [(p, a, args.max_steps, args.setting, args.choice_score)
+                for p in problems for a in agents if (p.domain, p.name, a) not in finished]
         if args.report_only:
             jobs = []
         print(f"{len(jobs)} episodes to play ({len(finished)} already in {episodes_path})", file=sys.stderr)
@@ -157,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         "agents": agents,
         "domains": domain_names,
         "max_steps": args.max_steps,
+        "setting": previous.get("setting", args.setting) if previous else args.setting,
+        "choice_score": previous.get("choice_score", args.choice_score) if previous else args.choice_score,
         "workers": args.workers,
         "threads": args.threads,
         "episodes_missing": len(problems) * len(agents) - sum(f["episodes"] for k, f in figures.items() if k.endswith("/all")),

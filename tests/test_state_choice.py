@@ -61,7 +61,7 @@ def full_env(domain: str = "Gripper", max_steps: int = 6) -> gym.Env:
 
 def test_the_setting_needs_the_full_state_and_offers_no_describing_meta_actions() -> None:
     agent = StandardAgent(WordScorer(), setting="state-choice")
-    with pytest.raises(ValueError, match="observation_mode='full'"):
+    with pytest.raises(ValueError, match="observation_mode 'fluents' or 'full', not 'changes'"):
         agent.run(gym.make("pddlworlds/Tyreworld-v0", max_episode_steps=2), options={"problem": "p01"})
     llm = WordScorer()
     env = full_env("Tyreworld", 2)
@@ -181,7 +181,7 @@ def test_the_cli_records_the_setting_and_refuses_a_model_that_cannot_score(
             "--max-steps", "2", "--setting", "state-choice", "--out", str(out), "--no-progress"]
     assert cli.main(argv) == 0
     config = json.loads((out / "config.json").read_text())
-    assert config["setting"] == "state-choice" and config["observation_mode"] == "full"
+    assert config["setting"] == "state-choice" and config["observation_mode"] == "fluents"
     assert "- setting: **state-choice**" in (out / "report.md").read_text()
     episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert all(call["candidate_scores"] for step in episode["trajectory"] for call in step["calls"])
@@ -191,3 +191,19 @@ def test_the_cli_records_the_setting_and_refuses_a_model_that_cannot_score(
     assert cli.main([*argv[:-3], "--choice-score", "word-mean", "--out", str(tmp_path / "w"), "--no-progress"]) == 0
     assert json.loads((tmp_path / "w" / "config.json").read_text())["choice_score"] == "word-mean"
     assert get_setting("state-choice").choice_score in CHOICE_SCORES
+
+
+def test_the_fluents_mode_shows_every_fact_an_action_can_change_after_the_first_observation() -> None:
+    full = gym.make("pddlworlds/Barman-v0", observation_mode="full")
+    fluents = gym.make("pddlworlds/Barman-v0", observation_mode="fluents")
+    first_full, _ = full.reset(options={"problem": "p01"})
+    first, _ = fluents.reset(options={"problem": "p01"})
+    assert first == first_full and "dispenser1 dispenses ingredient1." in first  # everything at reset
+    after_full, *_ = full.step("left grasp shot1")
+    after, *_ = fluents.step("left grasp shot1")
+    static = [s for s in after_full.split(". ") if "dispenses" in s or "part of" in s or "level after" in s]
+    assert static and not any(s in after for s in static)  # the facts no action changes are left out
+    assert set(after.rstrip(".").split(". ")) <= set(after_full.rstrip(".").split(". "))
+    assert "left hand is holding shot1" in after and len(after) < 0.7 * len(after_full)
+    with pytest.raises(ValueError, match="agentboard profile"):
+        gym.make("pddlworlds/Barman-v0", observation_mode="fluents", profile="agentboard")

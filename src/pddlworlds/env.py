@@ -155,9 +155,10 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Observation Space
     `ObservationText(n, charset=CHARSET)` (a `Text` space that async vector envs read through shared
     memory), with `n` bounded from the largest problem of the split. The first
-    observation is the full state; after an action it is the full state or only what changed
-    (`observation_mode`, default per domain: full for Blocksworld and Gripper, changes for Tyreworld and
-    Barman). When the goal holds the observation ends with "The goal is reached."
+    observation is the full state; after an action it is the full state, every fact an action can change
+    ("fluents": the facts no action changes, such as "ball1 is a ball", were in the first observation), or
+    only what changed (`observation_mode`, default per domain: full for Blocksworld and Gripper, changes
+    for Tyreworld and Barman). When the goal holds the observation ends with "The goal is reached."
 
     ## Starting State
     `reset(seed=s)` picks a problem of the split with the seeded generator;
@@ -186,7 +187,7 @@ class PDDLTextEnv(gym.Env[str, str]):
 
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
-    `problem` (fix one problem), `observation_mode` ("full" or "changes"), `allow_impossible` (offer the
+    `problem` (fix one problem), `observation_mode` ("full", "fluents" or "changes"), `allow_impossible` (offer the
     `impossible` action), or for PDDL of your own
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
     profile's text file lying beside the domain file is used; a `text_file` that does not exist is an
@@ -266,6 +267,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         mode = observation_mode or first.after_action
         if mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
+        if mode == "fluents" and profile != DEFAULT_PROFILE:
+            raise ValueError(f"observation_mode 'fluents' is not one of the {profile} profile's: full or changes")
         self.observation_mode = mode
         bound = max(self._text_bound(n) for n in ([problem] if problem else names))
         self.observation_space = ObservationText(max_length=bound, min_length=1, charset=CHARSET)

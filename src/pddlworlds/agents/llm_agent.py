@@ -107,11 +107,11 @@ class LLMAgent(Agent):
         self._env = env
         base = env.unwrapped
         world = base.world
-        wanted = self.setting.observation_mode
-        if wanted is not None and base.observation_mode != wanted:
+        modes = self.setting.observation_modes
+        if modes and base.observation_mode not in modes:
             raise ValueError(
-                f"setting {self.setting.name!r} needs an environment made with observation_mode={wanted!r}, "
-                f"not {base.observation_mode!r}"
+                f"setting {self.setting.name!r} needs an environment made with observation_mode "
+                f"{' or '.join(map(repr, modes))}, not {base.observation_mode!r}"
             )
         self.look_around = base.observation_mode == "changes" and self.setting.describe_actions
         folder = Path(base.domain_file).resolve().parent
@@ -135,7 +135,7 @@ class LLMAgent(Agent):
     def in_view(self, memory: str, observation: str) -> str:
         """`memory`, followed by the current state where the setting keeps it in view (state-choice) and the
         prompt's last observation is not it (after a retrieval, say)."""
-        if self.setting.observation_mode != "full" or (self.task + memory).endswith(f"Observation: {observation}\n"):
+        if not self.setting.state_in_view or (self.task + memory).endswith(f"Observation: {observation}\n"):
             return memory
         return memory + prompts.state_line(observation)
 

@@ -7,10 +7,13 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   profile).
 - `admissible`: the same prompts and observations, but the model's summed log-probability of each whole
   reply picks among the valid actions and the meta-actions the prompt offers.
-- `state-choice`: the form a small model can learn. The environment shows the full current state after
-  every action in every domain, so the last observation in the prompt is always the state the decision is
-  made in (a Markov view), and the model picks among the actions legal in that state by a score normalised
-  for length (`choice_score`), so a short candidate does not win by being short. Meta-actions that only
+- `state-choice`: the form a small model can learn. The environment shows the current state after every
+  action in every domain, so the last observation in the prompt is always the state the decision is made
+  in (a Markov view), and the model picks among the actions legal in that state by a score normalised for
+  length (`choice_score`), so a short candidate does not win by being short. The state after an action is
+  every fact an action can change (observation mode "fluents"); the facts no action changes (Barman's
+  recipes, "ball1 is a ball") are in the first observation, which the prompt always holds. That halves
+  the observations of Gripper and Barman against mode "full" (also accepted: `--observation-mode full`). Meta-actions that only
   describe (`check valid actions`, `look around`) are not offered: the state is in view and every
   candidate is legal. HiAgent's `retrieve(k)` stays (it is part of its method), and its summariser reads
   each step of a finished subgoal as the action and what it changed. No in-context example is shown
@@ -32,20 +35,27 @@ __all__ = ["DEFAULT_SETTING", "SETTINGS", "Setting", "get_setting"]
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: `observation_mode` for the environment (None: the domain's default), `decoding` (how
-    the action is picked: "free" or "admissible"), `choice_score` (the rule that ranks candidates, a name
-    in `admissible.CHOICE_SCORES`), whether the describing meta-actions are offered, and whether the
-    summariser reads changes instead of whole observations."""
+    """One setting: `observation_modes` the environment may use (the first is the default; none: the
+    domain's default), `decoding` (how the action is picked: "free" or "admissible"), `choice_score` (the
+    rule that ranks candidates, a name in `admissible.CHOICE_SCORES`), whether the prompt keeps the current
+    state in view, whether the describing meta-actions are offered, and whether the summariser reads
+    changes instead of whole observations."""
 
     name: str
-    observation_mode: str | None
+    observation_modes: tuple[str, ...]
     decoding: str
     choice_score: str = "sum"
     describe_actions: bool = True  # `check valid actions` (and `look around` where offered) are candidates
     changes_to_summariser: bool = False
     example: bool = True  # the domain's in-context example is shown (unless the model or the caller says not)
+    state_in_view: bool = False  # the prompt's last observation is always the current state
     comparable: bool = False  # may stand beside published numbers (with the AgentBoard profile)
     summary: str = ""
+
+    @property
+    def observation_mode(self) -> str | None:
+        """The environment's observation mode by default (None: each domain's own)."""
+        return self.observation_modes[0] if self.observation_modes else None
 
     @property
     def chooses(self) -> bool:
@@ -57,18 +67,18 @@ DEFAULT_SETTING = "free"
 
 SETTINGS: Registry[Setting] = Registry("setting", {
     "free": Setting(
-        "free", None, "free", comparable=True,
+        "free", (), "free", comparable=True,
         summary="free decoding, each domain's default observations (the published form)",
     ),
     "admissible": Setting(
-        "admissible", None, "admissible", "sum",
+        "admissible", (), "admissible", "sum",
         summary="the model's summed log-probability of each whole reply picks among the valid actions and "
         "the meta-actions the prompt offers; each domain's default observations",
     ),
     "state-choice": Setting(
-        "state-choice", "full", "admissible", "token-mean", describe_actions=False, changes_to_summariser=True,
-        example=False,
-        summary="the full current state after every action; the model picks among the legal actions (and "
+        "state-choice", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
+        changes_to_summariser=True, example=False, state_in_view=True,
+        summary="the current state after every action; the model picks among the legal actions (and "
         "HiAgent's retrievals) by its mean log-probability per token",
     ),
 })

@@ -279,9 +279,10 @@ def add_eval_parsers(subparsers: Any) -> None:
         "log-probability), token-mean (per token), word-mean (per word); recorded in the configuration",
     )
     p.add_argument(
-        "--observation-mode", choices=["full", "changes"],
-        help="what the environment shows after an action: the full state, or what changed (default: the "
-        "setting's, else each domain's: full in Blocksworld and Gripper, changes in Tyreworld and Barman)",
+        "--observation-mode", choices=["full", "fluents", "changes"],
+        help="what the environment shows after an action: every fact, every fact an action can change, or "
+        "what changed (default: the setting's, else each domain's: full in Blocksworld and Gripper, changes in "
+        "Tyreworld and Barman)",
     )
     p.add_argument("--trials", type=int, default=1, help="play the problem set N times (default: 1)")
     add_format_option(p, "the results table at the end")

@@ -228,9 +228,10 @@ def resolve_setting(args: argparse.Namespace) -> tuple[str, str | None, str | No
         if choice_score == setting.choice_score:
             choice_score = None
     mode = getattr(args, "observation_mode", None)
-    if mode is not None and setting.observation_mode is not None and mode != setting.observation_mode:
+    if mode is not None and setting.observation_modes and mode not in setting.observation_modes:
         raise ValueError(
-            f"setting {setting.name!r} shows observation mode {setting.observation_mode!r}, not --observation-mode {mode}"
+            f"setting {setting.name!r} shows observation mode {' or '.join(setting.observation_modes)}, "
+            f"not --observation-mode {mode}"
         )
     return setting.name, choice_score, mode or setting.observation_mode
 

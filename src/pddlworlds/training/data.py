@@ -173,6 +173,8 @@ def _row_problem(row: Any) -> str | None:
     if missing:
         return f"no {', '.join(missing)}"
     for key in ("agent", "domain", "reply"):
+        if key == "reply" and row[key] is None and row.get("label") == "dead-end":
+            continue  # a state with no plan: kept in the data, never trained on
         if not isinstance(row[key], str):
             return f"{key} is a {type(row[key]).__name__}, not a string"
     messages = row["messages"]
@@ -188,8 +190,10 @@ def _row_problem(row: Any) -> str | None:
 
 
 def load_calls(folder: str | Path) -> list[dict[str, Any]]:
-    """The rows of `calls.jsonl`, in file order, each checked to be a call (`TrainingDataError` naming the
-    file and line otherwise, and for a missing folder, a missing file or a file without calls)."""
+    """The rows of `calls.jsonl` that have a reply to learn, in file order, each checked to be a call
+    (`TrainingDataError` naming the file and line otherwise, and for a missing folder, a missing file or a
+    file without calls). Dead-end rows (label "dead-end", reply null: no plan from that state) are left
+    out."""
     folder = Path(folder)
     path = folder / "calls.jsonl"
     if not folder.is_dir():
@@ -213,7 +217,8 @@ def load_calls(folder: str | Path) -> list[dict[str, Any]]:
         problem = _row_problem(row)
         if problem:
             raise TrainingDataError(f"{path}, line {line_no}: not a recorded call: {problem}")
-        rows.append(row)
+        if row["reply"] is not None:  # dead ends (no plan from the state) have no reply to learn
+            rows.append(row)
     if not rows:
         raise TrainingDataError(f"{path}: no calls in the file")
     return rows

@@ -59,21 +59,26 @@ class LabelledCall:
 
 
 class StateTrail(gym.Wrapper):
-    """Keeps the state after every step: `states[k]` is the state after step k (`states[0]` at reset)."""
+    """Keeps the state after every step: `states[k]` is the state after step k (`states[0]` at reset).
+    With `end_at_dead_end`, the episode is truncated once `dead_end` is set (by the labeller: no plan
+    exists from the state, nor from any state after it)."""
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: gym.Env, end_at_dead_end: bool = False) -> None:
         super().__init__(env)
         self.states: list[int] = []
+        self.end_at_dead_end = end_at_dead_end
+        self.dead_end = False
 
     def reset(self, **kwargs: Any):
         result = self.env.reset(**kwargs)
         self.states = [self.env.unwrapped.state]
+        self.dead_end = False
         return result
 
     def step(self, action: str):
-        result = self.env.step(action)
+        observation, reward, terminated, truncated, info = self.env.step(action)
         self.states.append(self.env.unwrapped.state)
-        return result
+        return observation, reward, terminated, truncated or (self.end_at_dead_end and self.dead_end), info
 
 
 class RelabelLLM:
@@ -124,8 +129,9 @@ class RelabelLLM:
 
     def action_label(self, state: int) -> str | None:
         """The reply the expert gives to an action call from `state` (None at a dead end)."""
-        plan = self.expert.plan_from(state)
+        plan = None if self.trail.dead_end else self.expert.plan_from(state)  # no way back from a dead end
         if not plan:  # a dead end (the goal ends the episode before any call)
+            self.trail.dead_end = True
             return None
         world = self.expert.world
         action = world.action_text(plan[0])
@@ -225,7 +231,7 @@ def play_labelled(
     """Play one episode of `agent_name` with `model` on `env` in `setting`; (its record, every call with its
     label). `model` None: the expert plays (`ExpertPlayer`, a choosing setting only), with detours seeded by
     `seed` and the episode."""
-    trail = StateTrail(env)
+    trail = StateTrail(env, end_at_dead_end=model is None)  # the expert playing on from a dead end teaches nothing
     llm = RelabelLLM(model, expert, trail, setting)  # type: ignore[arg-type]
     if model is None:
         if not llm.setting.chooses:

@@ -2,7 +2,7 @@
 
 The held-out problems (`problems.HELD_OUT`) are generated, never trained on, and never a shipped one, so
 the public problems stay for the shipped version only. Each agent plays each problem once (30 steps,
-free decoding, the adapter's prompt profile); per episode: success, progress (best so far), executability
+free decoding unless a setting is given, the adapter's prompt profile); per episode: success, progress (best so far), executability
 (valid steps over steps), loops (steps that return the world to a state it was already in) and seconds
 per step. `summarize` aggregates per agent and domain, and per agent over all domains; `compare` sets two
 adapters' episodes side by side, problem by problem, with the tests that say whether a difference on so few
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from statistics import mean
 from typing import Any
 
-from ..agents import make_agent
+from ..agents import get_setting, make_agent
 from ..worlds.catalogue import domains
 from ..llm import LLM
 from ..registration import make_env
@@ -37,11 +37,24 @@ def count_returns(states: Sequence[int]) -> int:
     return returns
 
 
-def play_held_out(problem: TrainingProblem, agent_name: str, llm: LLM, max_steps: int = 30) -> dict[str, Any]:
-    """One episode of `agent_name` on a held-out problem; its figures."""
+def play_held_out(
+    problem: TrainingProblem,
+    agent_name: str,
+    llm: LLM,
+    max_steps: int = 30,
+    *,
+    setting: str = "free",
+    choice_score: str | None = None,
+) -> dict[str, Any]:
+    """One episode of `agent_name` on a held-out problem in `setting` (`agents.SETTINGS`); its figures."""
     d = domains()[problem.domain]
-    env = StateTrail(make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps))
-    agent = make_agent(agent_name, llm)
+    mode = get_setting(setting).observation_mode
+    env = StateTrail(make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps,
+                              **({"observation_mode": mode} if mode else {})))
+    options = {"setting": setting} if setting != "free" else {}
+    if choice_score is not None:
+        options["choice_score"] = choice_score
+    agent = make_agent(agent_name, llm, **options)
     record = agent.run(env, seed=0)
     env.close()
     steps = len(record.trajectory)

@@ -31,7 +31,9 @@ __all__ = [
 #: Every character the environments read or write. Object names, templates and messages must stay inside it.
 CHARSET = string.ascii_letters + string.digits + " \n.,:;!?'\"()[]{}<>-_/+=*#&%$@|~^`"
 
-OBSERVATION_MODES = ("full", "changes")
+#: What an observation after an action shows: every true fact, every true fact an action can change (those
+#: that never change were in the first observation), or what the action changed.
+OBSERVATION_MODES = ("full", "fluents", "changes")
 META_ACTIONS = ("check valid actions", "look around")
 
 #: Words that carry no meaning of their own in an action phrase; they weigh little when matching.

@@ -141,8 +141,24 @@ class World:
         """Executable actions in the task's fixed action order, each in the form the parser accepts."""
         return [self._action_texts[i] for i in self.task.applicable(state)]
 
+    @cached_property
+    def fluent_mask(self) -> int:
+        """The atoms some action adds or deletes (the rest, such as "ball1 is a ball", never change)."""
+        mask = 0
+        for action in self.task.actions:
+            mask |= action.add | action.delete
+        return mask
+
     def observe(self, state: int, mode: str, before: int | None = None) -> str:
-        text = self.describe(state) if mode == "full" or before is None else self.describe_changes(before, state)
+        """The observation of `state`: everything at reset (`before` None); after an action, by `mode`,
+        everything ("full"), every fact an action can change ("fluents": the facts that never change were
+        in the first observation), or what changed ("changes")."""
+        if mode == "full" or before is None:
+            text = self.describe(state)
+        elif mode == "fluents":
+            text = self.describe(state & self.fluent_mask)
+        else:
+            text = self.describe_changes(before, state)
         return text + (" " + GOAL_REACHED if self.task.is_goal(state) else "")
 
     # ---- the transition ----------------------------------------------------------------------
