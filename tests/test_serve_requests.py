@@ -65,8 +65,8 @@ def test_a_body_that_is_no_json_object_is_a_400(raw: bytes, words: str) -> None:
     ({"messages": []}, "messages must be a non-empty list"),
     ({}, "not null"),
     ({"messages": ["hi"]}, "messages[0] must be an object"),
-    ({"messages": [{"role": "<start_of_turn>", "content": "hi"}]}, 'role must be one of system, user, assistant, '
-                                                                    'not "<start_of_turn>"'),
+    ({"messages": [{"role": "<start_of_turn>", "content": "hi"}]},
+     'role must be one of system, user, assistant, not "<start_of_turn>"'),
     ({"messages": [{"role": "tool", "content": "hi"}]}, 'not "tool"'),
     ({"messages": [{"role": ["user"], "content": "hi"}]}, 'not ["user"]'),
     ({"messages": [{"content": "hi"}]}, "not null"),
