@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
@@ -131,25 +132,42 @@ def test_empty_reply_is_the_models_answer(mode: str) -> None:
 
 def test_hanging_server_times_out_after_the_retries() -> None:
     with FakeOpenAIServer(["never"], failures=["timeout"] * 5, hang_s=3.0) as srv:
+        llm = make_llm(srv, timeout=0.2, max_retries=1)
+        llm.server_traits()  # the probe of the server's routes is not the call's: the clock starts after it
         start = time.perf_counter()
         with pytest.raises(LLMServiceError) as caught:
-            make_llm(srv, timeout=0.2, max_retries=1).chat([USER])
+            llm.chat([USER])
         assert caught.value.kind == "timeout" and caught.value.attempts == 2
         assert time.perf_counter() - start < 2.5
         assert len(srv.chat_requests) == 2
 
 
-def test_call_deadline_bounds_a_call_and_stops_its_retries() -> None:
+def attempts_begun(caplog: pytest.LogCaptureFixture) -> list[float]:
+    """When the `openai` client began each chat attempt (its own debug record, written just before it
+    sends), on the thread that makes a call's attempts."""
+    return [r.created for r in caplog.records
+            if r.threadName == "llm-call" and r.getMessage().startswith("Sending HTTP Request")]
+
+
+def test_call_deadline_bounds_a_call_and_stops_its_retries(caplog: pytest.LogCaptureFixture) -> None:
+    """Measured from the events it is about: the call's clock starts after the server probe (as `chat`'s
+    own does), and an attempt "after the deadline" is one the client began after reporting it. The fake
+    server records a request only once its handler thread has read the body, so on a busy machine an
+    attempt begun before the deadline may be recorded after the report: that one is allowed."""
     with FakeOpenAIServer(["never"], failures=["timeout"] * 50, hang_s=5.0) as srv:
+        llm = make_llm(srv, timeout=0.4, max_retries=20, deadline_s=1.0)
+        llm.server_traits()
+        caplog.set_level(logging.DEBUG, logger="openai")
         start = time.perf_counter()
         with pytest.raises(LLMServiceError) as caught:
-            make_llm(srv, timeout=0.4, max_retries=20, deadline_s=1.0).chat([USER])
+            llm.chat([USER])
         took = time.perf_counter() - start
+        reported = time.time()
         assert caught.value.kind == "deadline" and "1 s" in caught.value.message
         assert 0.9 < took < 1.8
-        sent = len(srv.chat_requests)
-        time.sleep(1.5)
-        assert len(srv.chat_requests) == sent  # no attempt after the deadline
+        time.sleep(1.5)  # long enough for retries to show: the client's backoff starts at 0.5 s
+        before = [t for t in attempts_begun(caplog) if t <= reported]
+        assert before and len(srv.chat_requests) <= len(before)  # no attempt after the deadline
 
 
 def test_cancel_ends_calls_in_flight_and_refuses_new_ones() -> None:

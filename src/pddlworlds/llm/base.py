@@ -51,8 +51,9 @@ class Completion:
     ``raw`` keeps the unparsed reply when it was unusable, for debugging records. Both are valid text (a
     lone surrogate a server sent becomes U+FFFD here, whatever the backend), so the reply can be stored and
     sent back in the next request. Backends that know it say how many prompt tokens came from their cache
-    and split the latency into prompt evaluation (up to the first token) and generation; None where they
-    do not.
+    and split the latency into prompt evaluation (up to the first token) and generation, and why the reply
+    ended (``finish_reason``: "stop" at the end of text or a stop sequence, "length" at ``max_tokens`` or
+    the context's end); None where they do not.
     """
 
     text: str
@@ -64,6 +65,7 @@ class Completion:
     cached_tokens: int | None = None
     prompt_eval_s: float | None = None
     generation_s: float | None = None
+    finish_reason: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", valid_text(self.text))

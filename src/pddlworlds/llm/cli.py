@@ -17,10 +17,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .model_files import SHIPPED_ADAPTER
     from .serve import ServeOptions, serve
 
-    if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
-    if args.n_ctx < 16:
-        raise ValueError(f"--n-ctx must be at least 16 tokens, not {args.n_ctx}")
     options = ServeOptions(
         model=args.model, lora=args.lora or SHIPPED_ADAPTER, host=args.host, port=args.port, n_ctx=args.n_ctx,
         n_threads=args.threads, prompt_format=args.prompt_format, api_key=args.api_key, name=args.name,
@@ -31,22 +27,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"pddlworlds eval --llm openai:{args.name or 'MODEL'} --base-url {url}", file=sys.stderr, flush=True)
 
     try:
-        serve(options, on_ready=ready)
-    except (ImportError, FileNotFoundError) as exc:
+        return serve(options, on_ready=ready)
+    except (ImportError, OSError) as exc:  # the server extra missing, no model file, the port taken
         print(f"pddlworlds serve: error: {exc}", file=sys.stderr)
         return 2
-    return 0
+    except KeyboardInterrupt:  # Ctrl-C while the model loads
+        print("pddlworlds serve: interrupted before serving", file=sys.stderr)
+        return 130
 
 
 def add_parsers(subparsers: Any) -> None:
     """Add `serve` to the main CLI's subparsers."""
     p = subparsers.add_parser(
         "serve",
-        help="serve the embedded model over an OpenAI-compatible HTTP API (llama-cpp-python's server)",
+        help="serve the embedded model over an OpenAI-compatible HTTP API",
         description="Load the embedded model once (default: Gemma 3 270M with the shipped adapter) and serve "
-        "it with llama-cpp-python's OpenAI-compatible server, prompting it as the in-process backend does, so "
+        "its chat route over an OpenAI-compatible HTTP API, prompting it as the in-process backend does, so "
         "that `pddlworlds eval --llm openai:NAME --base-url http://HOST:PORT/v1` gets the same greedy replies. "
-        "One request runs at a time. Needs the server extra: pip install 'pddlworlds[server]'.",
+        "One request runs at a time; SIGINT/SIGTERM stop it within seconds (exit 128+signal when a request "
+        "was cut short). Needs the server extra: pip install 'pddlworlds[server]'.",
     )
     p.add_argument("--model", default=None, metavar="PATH.gguf", help="a GGUF file (default: the embedded model)")
     p.add_argument(
@@ -56,12 +55,14 @@ def add_parsers(subparsers: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
-    p.add_argument("--n-ctx", type=int, default=16384, help="context size in tokens (default: 16384, as in-process)")
+    p.add_argument("--n-ctx", type=int, default=16384, help="context size in tokens (default: 16384, as in-process; at most the model's training "
+                   "context, 32768 for Gemma 3 270M)")
     p.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: as in-process)")
     p.add_argument(
         "--prompt-format", default="auto", choices=["auto", "plain", "chat"],
         help="plain text (pretrained GGUFs) or Gemma's chat template (-it GGUFs); auto: by the file's name",
     )
     p.add_argument("--name", default=None, help="the model name to serve under (default: the model's id)")
-    p.add_argument("--api-key", default=None, help="require this key from clients (default: none)")
+    p.add_argument("--api-key", default=None,
+                   help="require this key from clients on every route (Authorization: Bearer KEY; default: none)")
     p.set_defaults(func=cmd_serve)

@@ -80,7 +80,7 @@ def probe_server(post: Callable[[str, dict[str, Any]], Any], get: Callable[[str]
             raw("probe")
         except Exception:  # noqa: BLE001, S112 - no such endpoint (404), another reply shape, unreachable
             continue
-        fields = dict(LLAMA_CPP_PYTHON_SAMPLING) if server in ("pddlworlds serve", "llama-cpp-python") else {}
+        fields = dict(LLAMA_CPP_PYTHON_SAMPLING) if server == "llama-cpp-python" else {}  # serve samples in process
         return ServerTraits(
             tokenizer=f"the server's tokenizer ({url}, {server})",
             count=lambda text, raw=raw, baseline=baseline: raw(text) - baseline,

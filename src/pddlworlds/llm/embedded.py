@@ -20,6 +20,7 @@ from ..files import file_sha256
 from ..host import default_threads
 from .adapter_check import check_adapter
 from .base import Choice, Completion, Message
+from .cancelling import abortable
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
 from .model_files import DEFAULT_MODEL_ID, INSTALL_HINT, SHIPPED_ADAPTER, default_model_path, resolve_adapter
 from .prompt_formats import gemma_chat_pieces, plain_pieces
@@ -248,18 +249,22 @@ class EmbeddedLLM:
         max_tokens: int = 128,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        cancel: threading.Event | None = None,
     ) -> Completion:
+        """The model's reply. Setting `cancel` (from another thread) ends the call soon, during prompt
+        evaluation or generation, with the error "cancelled" (`pddlworlds serve`: a client gone, a stop)."""
         # The format's markers are control tokens; the messages' text never is (`tokenising`).
         pieces = self._pieces(messages)
         start = time.perf_counter()
         first_token: list[float] = []
 
-        def note_first_token(*_: Any) -> bool:  # llama.cpp calls it after each sampled token; never stops
-            if not first_token:
-                first_token.append(time.perf_counter())
-            return False
+        with self._lock, abortable(self._llama, cancel) as abort:
+            def note_first_token(*_: Any) -> bool:  # llama.cpp calls it after each sampled token
+                if not first_token:
+                    first_token.append(time.perf_counter())
+                    abort.prompt_done()
+                return abort.requested
 
-        with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
             if len(tokens) + 1 > self.n_ctx:
                 return Completion(
@@ -269,6 +274,8 @@ class EmbeddedLLM:
                     time.perf_counter() - start,
                     error=f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}",
                 )
+            if abort.requested:
+                return Completion("", len(tokens), 0, time.perf_counter() - start, error="cancelled")
             cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
             try:
                 result = self._llama.create_completion(
@@ -284,20 +291,24 @@ class EmbeddedLLM:
                     seed=self.seed,
                     stopping_criteria=self._first_token_probe(note_first_token),
                 )
-            except (RuntimeError, ValueError) as exc:  # llama_decode failure, context overflow
+            except (RuntimeError, ValueError) as exc:  # llama_decode failure or abort, context overflow
                 self._llama.reset()  # the KV cache may be half-written
-                return Completion("", len(tokens), 0, time.perf_counter() - start, error=f"llama.cpp: {exc}")
+                error = "cancelled" if abort.requested else f"llama.cpp: {exc}"
+                return Completion("", len(tokens), 0, time.perf_counter() - start, error=error)
         end = time.perf_counter()
+        completion_tokens = int(result["usage"]["completion_tokens"])
+        if abort.requested:
+            return Completion("", len(tokens), completion_tokens, end - start, error="cancelled")
         # Prompt evaluation ends when the first token is sampled (restoring a saved state counts in it).
         timing = {"cached_tokens": cached, "prompt_eval_s": (first_token or [end])[0] - start}
         timing["generation_s"] = end - start - timing["prompt_eval_s"]
         text = str(result["choices"][0]["text"])
-        completion_tokens = int(result["usage"]["completion_tokens"])
+        ended = {"finish_reason": result["choices"][0].get("finish_reason")}
         if not text.strip():
             return Completion(
-                "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing
+                "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing, **ended
             )
-        return Completion(text, len(tokens), completion_tokens, end - start, **timing)
+        return Completion(text, len(tokens), completion_tokens, end - start, **timing, **ended)
 
     def replay(self, messages: Sequence[Message], reply: str) -> Completion:
         """What it costs this model to answer `messages` with `reply`, a reply given rather than sampled:

@@ -1,4 +1,5 @@
-"""`pddlworlds serve`: the embedded model behind llama-cpp-python's own OpenAI-compatible server.
+"""`pddlworlds serve`: the embedded model behind an OpenAI-compatible HTTP server of our own (Starlette on
+uvicorn, from the server extra).
 
 One process loads the model (default: Gemma 3 270M + the shipped adapter) exactly as the in-process
 backend does, and any number of eval workers and other tools share it over HTTP:
@@ -6,45 +7,42 @@ backend does, and any number of eval workers and other tools share it over HTTP:
     pddlworlds serve --port 8000
     pddlworlds eval --llm openai:pddlworlds --base-url http://127.0.0.1:8000/v1
 
-Its greedy replies are the in-process backend's because the chat route answers through `EmbeddedLLM.chat`
-itself (llama-cpp-python's own chat path would not do: the GGUF carries no chat template, so it would fall
-back to Llama-2's; it parses special tokens in message text; its sampler defaults to a repeat penalty of
-1.1): the same prompt text (plain text ending on the cue for the pretrained GGUF, Gemma's template for an
-`-it` one), the same tokens, the same prompt-prefix reuse, the same sampler, on a model loaded with the
-same context size, threads, adapter and `swa_full` (which llama-cpp-python's `ModelSettings` cannot set).
-A request's `max_tokens`, `stop` and `temperature` apply; its other sampling fields do not. A prompt over
-the context is answered with OpenAI's 400 `context_length_exceeded`. The `/v1/completions` route is
-llama-cpp-python's own, on the same model.
+Its greedy replies are the in-process backend's because `POST /v1/chat/completions` answers through
+`EmbeddedLLM.chat` itself: the same prompt text, tokens, prompt-prefix reuse and sampler, on a model loaded
+with the same context size, threads, adapter and `swa_full`. A request's `max_tokens`, `stop` and
+`temperature` apply; its other sampling fields do not. A prompt over the context is answered with OpenAI's
+400 `context_length_exceeded`. `GET /v1/models` lists the served name; `GET /pddlworlds/model` tells
+clients what is served (`serve_app.served_info`); `POST /pddlworlds/tokenize/count` (`{"input": text}`)
+counts tokens as `EmbeddedLLM.count_tokens` does. What the routes accept and refuse: `serve_app`,
+`serve_requests`.
 
-It serves one request at a time (llama-cpp-python holds one lock around its model): workers queue.
-`GET /pddlworlds/model` tells clients what is served: the model id and digest, its prompt format, its
-context size, and whether the agents should show their in-context example (not to an adapter).
-`POST /pddlworlds/tokenize/count` (`{"input": text}`) counts tokens as `EmbeddedLLM.count_tokens` does.
+This module checks the options before anything is allocated (`--n-ctx` against the model's training
+context, read from its GGUF header), binds the port before the model loads (a port in use is one line, and
+nothing is announced before the port is ours), and stops on SIGINT/SIGTERM within seconds: the call under
+way is cancelled, waiting requests get 503, and `serve` returns 128 + the signal's number when that cut
+work short (0 when it found the server idle). A second signal ends the process at once.
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import importlib.util
-import time
-import uuid
+import signal
+import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .base import Message
-from .embedded import EmbeddedLLM
-from .model_files import SHIPPED_ADAPTER
+from .model_files import SHIPPED_ADAPTER, default_model_path
 
-__all__ = ["COUNT_PATH", "INFO_PATH", "INSTALL_HINT", "ServeOptions", "build_app", "chat_handler", "serve", "served_info"]
+__all__ = ["INSTALL_HINT", "ServeOptions", "build_app", "check_options", "serve"]
 
 INSTALL_HINT = "pip install 'pddlworlds[server]'"
-#: The route that describes the served model (JSON), beside llama-cpp-python's own routes.
-INFO_PATH = "/pddlworlds/model"
-#: Token counts as the in-process backend counts: message text as text (llama-cpp-python's own
-#: `/extras/tokenize/count` parses special tokens, so a text quoting `<eos>` would count differently).
-COUNT_PATH = "/pddlworlds/tokenize/count"
-_SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+_SERVER_MODULES = ("starlette", "uvicorn", "anyio")
+#: Seconds uvicorn waits, after a stop, for connections still open (a client slow to send its body).
+GRACE_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -65,68 +63,29 @@ class ServeOptions:
     name: str | None = None
 
 
-def chat_handler(llm: EmbeddedLLM, name: str) -> Callable[..., Any]:
-    """A llama-cpp-python chat handler that answers through `llm.chat`: the in-process backend's own
-    prompt, tokens, prompt-prefix reuse and sampler, with the request's `max_tokens`, `stop` and
-    `temperature` (other sampling fields are not the in-process backend's and are not applied)."""
+def check_options(options: ServeOptions) -> None:
+    """Refuse, in one line and before any allocation, what would fail or exhaust memory later: a port out
+    of range, fewer than one thread, a context under 16 tokens, or over the one the model was trained for (the GGUF header's
+    `<architecture>.context_length`; llama.cpp would allocate the whole KV cache before failing)."""
+    from .gguf_header import read_header
 
-    def handler(
-        *,
-        messages: list[dict[str, Any]],
-        max_tokens: int | None = None,
-        stop: str | list[str] | None = None,
-        temperature: float = 0.0,
-        stream: bool = False,
-        **_: Any,
-    ) -> dict[str, Any]:
-        if stream:
-            raise ValueError("pddlworlds serve answers whole replies: send the request without stream")
-        turns = []
-        for i, message in enumerate(messages):
-            content = message.get("content")
-            if not isinstance(content, str):
-                raise TypeError(f"message {i}: only text content is served, not {type(content).__name__}")
-            turns.append(Message(str(message.get("role")), content))
-        stops = [stop] if isinstance(stop, str) else list(stop or [])
-        limit = max_tokens if max_tokens and max_tokens > 0 else llm.n_ctx
-        reply = llm.chat(turns, max_tokens=limit, stop=stops, temperature=temperature)
-        if reply.error is not None and reply.error.startswith("prompt of"):
-            # the words llama-cpp-python's server turns into OpenAI's 400 `context_length_exceeded`
-            raise ValueError(f"Requested tokens ({reply.prompt_tokens}) exceed context window of {llm.n_ctx}")
-        if reply.error is not None and reply.error.startswith("llama.cpp:"):
-            raise RuntimeError(reply.error)
-        text = reply.text or reply.raw or ""
-        usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": name,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "logprobs": None,
-                    "finish_reason": "length" if reply.completion_tokens >= limit else "stop",
-                }
-            ],
-            "usage": {**usage, "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-        }
-
-    return handler
-
-
-def served_info(llm: EmbeddedLLM, name: str) -> dict[str, Any]:
-    """What `GET /pddlworlds/model` answers (the OpenAI-compatible backend records it and follows
-    `in_context_example`)."""
-    return {
-        "name": name,
-        "model_id": llm.model_id,
-        "model_sha256": llm.model_sha256,
-        "prompt_format": llm.prompt_format,
-        "n_ctx": llm.n_ctx,
-        "in_context_example": llm.in_context_example,
-    }
+    if not 0 < options.port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, not {options.port}")
+    if options.n_ctx < 16:
+        raise ValueError(f"--n-ctx must be at least 16 tokens, not {options.n_ctx}")
+    if options.api_key is not None and not options.api_key.strip():
+        raise ValueError("--api-key must not be empty (leave it out for a server without a key)")
+    if options.n_threads is not None and options.n_threads < 1:
+        raise ValueError(f"--threads must be at least 1, not {options.n_threads}")
+    path = Path(options.model) if options.model is not None else default_model_path()
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {path}")
+    header = read_header(path)
+    arch = header.metadata.get("general.architecture")
+    trained = header.metadata.get(f"{arch}.context_length")
+    if isinstance(trained, int) and options.n_ctx > trained:
+        raise ValueError(f"--n-ctx {options.n_ctx} is more than the {trained} tokens {path.name} was trained for "
+                         f"({arch}.context_length in its header); use at most {trained}")
 
 
 def _check_installed() -> None:
@@ -135,65 +94,63 @@ def _check_installed() -> None:
         raise ImportError(f"pddlworlds serve needs {', '.join(missing)}: {INSTALL_HINT}")
 
 
-def build_app(options: ServeOptions) -> tuple[Any, EmbeddedLLM]:
-    """llama-cpp-python's FastAPI app serving the model, and the model (loaded once, here)."""
+def build_app(options: ServeOptions) -> tuple[Any, Any]:
+    """The ASGI app serving the model, and its `ServedModel` (the model is loaded here, once)."""
     _check_installed()
-    from llama_cpp.server import app as server_app
-    from llama_cpp.server.model import LlamaProxy
-    from llama_cpp.server.settings import ModelSettings, ServerSettings
+    from .embedded import EmbeddedLLM
+    from .serve_app import ServedModel
 
     llm = EmbeddedLLM(  # the one place the --lora option becomes a file (`resolve_adapter`)
         options.model, n_ctx=options.n_ctx, n_threads=options.n_threads, lora_path=options.lora,
         prompt_format=options.prompt_format,
     )
-    name = options.name or llm.model_id
-    llm.llama.chat_handler = chat_handler(llm, name)
-    settings = ModelSettings(
-        model=str(llm.model_path), model_alias=name, n_ctx=llm.n_ctx, n_threads=llm.n_threads,
-        n_threads_batch=llm.n_threads, logits_all=False, verbose=False,
-        lora_path=str(llm.lora_path) if llm.lora_path is not None else None,
-    )
-
-    class LoadedModel(LlamaProxy):  # type: ignore[misc]
-        """llama-cpp-python's model holder, handed the model `EmbeddedLLM` loaded (its `ModelSettings`
-        has no `swa_full`); every model name a request gives maps to it."""
-
-        def load_llama_from_model_settings(self, _settings: Any) -> Any:  # type: ignore[override]
-            return llm.llama
-
-    server = ServerSettings(host=options.host, port=options.port, api_key=options.api_key, interrupt_requests=False)
-    # create_app builds its model holder from the class its module names: ours, for this call only.
-    with _replaced(server_app, "LlamaProxy", LoadedModel):
-        app = server_app.create_app(server_settings=server, model_settings=[settings])
-    info = served_info(llm, name)
-    app.add_api_route(INFO_PATH, lambda: info, methods=["GET"], summary="The served model")
-    from fastapi import Body, HTTPException
-
-    def count(body: dict[str, Any] = Body(...)) -> dict[str, int]:  # noqa: B008 - FastAPI's way
-        text = body.get("input")
-        if not isinstance(text, str):
-            raise HTTPException(status_code=400, detail="'input' must be a string")
-        return {"count": llm.count_tokens(text)}
-
-    app.add_api_route(COUNT_PATH, count, methods=["POST"], summary="Tokens of a text, special tokens as text")
-    return app, llm
+    served = ServedModel(llm, options.name or llm.model_id, options.api_key)
+    return served.app(), served
 
 
-@contextlib.contextmanager
-def _replaced(module: Any, attribute: str, value: Any) -> Any:
-    saved = getattr(module, attribute)
-    setattr(module, attribute, value)
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port as uvicorn binds one (IPv6 for an address with ':', else IPv4), not yet
+    listening: connections are refused until the model is loaded. Failures are an OSError in words."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        yield
-    finally:
-        setattr(module, attribute, saved)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if isinstance(exc, socket.gaierror):
+            reason = f"unknown host ({exc.strerror})"
+        else:
+            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
+        raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
 
 
-def serve(options: ServeOptions, on_ready: Callable[[str], None] | None = None) -> None:
-    """Load the model and serve it until interrupted; `on_ready(base_url)` once the model is loaded."""
+def serve(options: ServeOptions, on_ready: Callable[[str], None] | None = None) -> int:
+    """Serve the model until SIGINT/SIGTERM; `on_ready(base_url)` once the port listens and the model is
+    loaded. Returns the exit status: 0, or 128 + the signal when the stop cut a request short."""
+    check_options(options)
+    _check_installed()
     import uvicorn
 
-    app, _llm = build_app(options)
-    if on_ready is not None:
-        on_ready(f"http://{options.host}:{options.port}/v1")
-    uvicorn.run(app, host=options.host, port=options.port, log_level="warning")
+    from .serve_app import StoppableServer, exit_at_once
+
+    sock = _bind(options.host, options.port)
+    try:
+        app, served = build_app(options)
+        sock.listen(128)
+        if on_ready is not None:
+            host = f"[{options.host}]" if ":" in options.host else options.host
+            on_ready(f"http://{host}:{options.port}/v1")
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", interface="asgi3",
+                                timeout_graceful_shutdown=GRACE_S)
+        server = StoppableServer(config, served.stop)
+        for sig in (signal.SIGINT, signal.SIGTERM):  # before uvicorn takes the signals and once it gives them back
+            signal.signal(sig, exit_at_once)
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    if server.stopped_by is None or not served.cut:
+        return 0
+    print(f"pddlworlds serve: stopped by {signal.Signals(server.stopped_by).name}; {served.cut} request(s) "
+          "were cut short", file=sys.stderr, flush=True)
+    return 128 + server.stopped_by

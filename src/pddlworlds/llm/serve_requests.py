@@ -1,0 +1,220 @@
+"""What `pddlworlds serve` accepts: a request body read within a size bound, then checked field by field.
+
+Every refusal is a `RequestError`: an HTTP status (400, or 413 for a body over the bound) and a one-line
+message naming the field and what is wrong, in OpenAI's error shape, so that the `openai` client raises
+at once instead of retrying, and nothing is tokenised or evaluated for a request that is refused. This
+module knows nothing of the model or of the web framework (the request is anything with `headers` and an
+async `stream()`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .base import Message
+
+__all__ = ["DRAIN_BYTES", "MAX_STOPS", "ROLES", "ChatCall", "RequestError", "body_limit", "discard_body",
+           "parse_chat", "parse_count", "parse_json", "read_body"]
+
+#: The roles a chat message may have (the in-process backend's; `prompt_formats` places them).
+ROLES = ("system", "user", "assistant")
+#: At most this many stop sequences (each is searched for in the reply after every token).
+MAX_STOPS = 16
+#: Bytes of request body allowed per token of context: a token is at most 31 bytes of text in Gemma 3's
+#: vocabulary, and JSON escapes at most double that for text (`\n`, `\"`); at least 1 MiB in all.
+BYTES_PER_TOKEN = 64
+MIN_BODY_BYTES = 1 << 20
+#: At most this much of a refused body is read (and thrown away) before the refusal is sent; a larger one
+#: is cut off with the connection.
+DRAIN_BYTES = 16 << 20
+
+
+class RequestError(Exception):
+    """A request refused before any work: `status`, a one-line `message`, the `param` it names."""
+
+    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.param = param
+        self.code = code
+
+    def body(self) -> dict[str, Any]:
+        """OpenAI's error shape."""
+        kind = "invalid_request_error" if self.status < 500 else "server_error"
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.code}}
+
+
+@dataclass(frozen=True)
+class ChatCall:
+    """A checked chat request: `max_tokens` None means up to the context's end."""
+
+    messages: list[Message]
+    max_tokens: int | None
+    stop: list[str]
+    temperature: float
+
+
+def body_limit(n_ctx: int) -> int:
+    """The largest request body accepted for a context of `n_ctx` tokens (a prompt that fits is far less)."""
+    return max(MIN_BODY_BYTES, BYTES_PER_TOKEN * n_ctx)
+
+
+def _too_large(limit: int) -> RequestError:
+    return RequestError(413, f"the request body is over {limit} bytes, more than any prompt that fits the "
+                        "model's context; send less", code="request_too_large")
+
+
+async def read_body(request: Any, limit: int) -> bytes:
+    """The body, refused (413) as soon as its declared or received size passes `limit`: a large body is
+    never held whole, let alone tokenised (what is left of it is read and thrown away, `discard_body`)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        await discard_body(request)
+        raise _too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    stream = request.stream()
+    async for chunk in stream:
+        size += len(chunk)
+        if size > limit:
+            await _discard(stream, DRAIN_BYTES - size)
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def discard_body(request: Any) -> None:
+    """Read what a refused request sends, up to `DRAIN_BYTES`, and throw it away: a client that sends its
+    whole body before reading the answer (urllib, requests) then gets the refusal, where closing the
+    connection on unread data would reset it. A client that waits for `100 Continue` is not asked for it."""
+    declared = request.headers.get("content-length", "")
+    if request.headers.get("expect", "").lower() == "100-continue" or (declared.isdigit() and int(declared) > DRAIN_BYTES):
+        return
+    await _discard(request.stream(), DRAIN_BYTES)
+
+
+async def _discard(stream: Any, budget: int) -> None:
+    async for chunk in stream:
+        budget -= len(chunk)
+        if budget < 0:
+            return
+
+
+def parse_json(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object, or a 400 saying where it stops being one."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RequestError(400, f"the body is not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start})") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(400, f"the body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise RequestError(400, "the body's JSON is nested too deeply") from None
+    if not isinstance(value, dict):
+        raise RequestError(400, f"the body must be a JSON object, not {_kind(value)}")
+    return value
+
+
+def parse_chat(body: dict[str, Any]) -> ChatCall:
+    """A `/v1/chat/completions` body, checked: text messages in the three roles, a positive token limit,
+    stop sequences, a temperature in [0, 2]; `stream` is refused (replies are whole). Fields the
+    in-process backend has no use for (`top_p`, `seed`, ...) are ignored."""
+    if body.get("stream") is True:
+        raise RequestError(400, "streaming is not supported: pddlworlds serve answers whole replies; send the "
+                           "request without \"stream\": true", "stream", "unsupported_parameter")
+    _check_type(body, "stream", bool)
+    _check_type(body, "model", str)
+    if body.get("n") not in (None, 1):
+        raise RequestError(400, f"n must be 1 (one reply per request), not {_shown(body['n'])}", "n")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise RequestError(400, "messages must be a non-empty list of {\"role\", \"content\"} objects, not "
+                           f"{_kind(messages)}", "messages")
+    turns = [_message(i, m) for i, m in enumerate(messages)]
+    limits = [_positive_int(body, name) for name in ("max_completion_tokens", "max_tokens")]
+    return ChatCall(turns, next((n for n in limits if n is not None), None), _stops(body.get("stop")),
+                    _temperature(body.get("temperature")))
+
+
+def parse_count(body: dict[str, Any]) -> str:
+    """The text of a `/pddlworlds/tokenize/count` body (`{"input": text}`)."""
+    text = body.get("input")
+    if not isinstance(text, str):
+        raise RequestError(400, f"input must be a string, not {_kind(text)}", "input")
+    return _valid(text, "input", "input")
+
+
+def _message(i: int, message: Any) -> Message:
+    where = f"messages[{i}]"
+    if not isinstance(message, dict):
+        raise RequestError(400, f"{where} must be an object with role and content, not {_kind(message)}", "messages")
+    role = message.get("role")
+    if role not in ROLES:
+        raise RequestError(400, f"{where}.role must be one of {', '.join(ROLES)}, not {_shown(role)}", "messages")
+    content = message.get("content")
+    if not isinstance(content, str):
+        raise RequestError(400, f"{where}.content must be a string (text only), not {_kind(content)}", "messages")
+    return Message(role, _valid(content, f"{where}.content", "messages"))
+
+
+def _positive_int(body: dict[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise RequestError(400, f"{name} must be a whole number of at least 1, not {_shown(value)}", name)
+    return value
+
+
+def _stops(value: Any) -> list[str]:
+    stops = [] if value is None else [value] if isinstance(value, str) else value
+    if not isinstance(stops, list) or len(stops) > MAX_STOPS:
+        raise RequestError(400, f"stop must be a string or a list of at most {MAX_STOPS} strings", "stop")
+    for i, stop in enumerate(stops):
+        if not isinstance(stop, str) or not stop:
+            raise RequestError(400, f"stop[{i}] must be a non-empty string, not {_shown(stop)}", "stop")
+        _valid(stop, f"stop[{i}]", "stop")
+    return list(stops)
+
+
+def _temperature(value: Any) -> float:
+    if value is None:
+        return 0.0  # the in-process backend's: greedy
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not 0 <= value <= 2:
+        raise RequestError(400, f"temperature must be a number from 0 to 2, not {_shown(value)}", "temperature")
+    return float(value)
+
+
+def _check_type(body: dict[str, Any], name: str, kind: type) -> None:
+    if body.get(name) is not None and not isinstance(body[name], kind):
+        raise RequestError(400, f"{name} must be {_kind(kind())}, not {_kind(body[name])}", name)
+
+
+def _valid(text: str, where: str, param: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError(400, f"{where} is not valid Unicode text (it has a lone surrogate)", param) from None
+    return text
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's type in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, escaped and cut short, for an error message."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:40] + "..."
