@@ -113,8 +113,8 @@ def _read_previous(path: Path) -> dict[str, Any]:
         previous = json.loads(path.read_bytes())
     except (ValueError, RecursionError) as exc:
         raise _refuse(f"--out {path}: not valid JSON ({exc}); give the figures file this script wrote") from None
-    if not isinstance(previous, dict) or not isinstance(previous.get("figures"), dict):
-        raise _refuse(f"--out {path}: not a figures file of this script (no figures); give the file it wrote")
+    if not isinstance(previous, dict):
+        raise _refuse(f"--out {path}: not a figures file of this script (not a JSON object); give the file it wrote")
     if not isinstance(previous.get("held_out_set", "standard"), str):
         raise _refuse(f"--out {path}: held_out_set is not a set's name")
     return previous

@@ -280,7 +280,7 @@ CONFIG_FIELDS: dict[str, Any] = {
     "split": str,
     "domains": list[str],
     "problems": dict[str, list[str]],
-    "seeds": list[int],
+    "seeds": list[Any],  # integers as `eval` writes them; any value a hand-made folder holds is shown as text
     "max_steps": int | None,
     "llm": dict[str, Any] | None,
     "prompts_version": str | None,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..printable import markdown_cell
+from ..printable import markdown_cell, printable
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
@@ -203,7 +203,7 @@ def print_main_table(
     if console is None:
         console = make_console()
     if not lines:
-        console.print(f"{out}: no finished episode yet", markup=False)
+        console.print(printable(f"{out}: no finished episode yet"), markup=False)
         return
     with_paper = shows_paper(config, lines, data)
     header = MAIN_COLUMNS + (["Paper SR/PR/steps"] if with_paper else [])

@@ -18,6 +18,7 @@ import os
 import platform
 import random
 import shutil
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arguments import check_range
-from ..files import atomic_write, file_sha256, open_no_follow
+from ..files import atomic_write, file_sha256, open_no_follow, own_folder
 from ..host import cache_dir, default_threads
 from . import tree_attention
 from .data import call_from_json
@@ -367,8 +368,11 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     seconds += time.perf_counter() - run_start
     save_checkpoint()
 
-    adapter_dir = out / "adapter"
-    model.save_pretrained(adapter_dir)
+    adapter_dir = own_folder(out / "adapter")
+    with tempfile.TemporaryDirectory(prefix=".adapter-", dir=out) as saved:  # PEFT's files are renamed into
+        model.save_pretrained(saved)  # place: a link planted under one of their names is replaced, not followed
+        for item in Path(saved).iterdir():
+            os.replace(item, adapter_dir / item.name)
     gguf_path = export_adapter(adapter_dir, out / "adapter.gguf", base_gguf=base_info["gguf"])
     summary = {
         "config": _config_json(config),
