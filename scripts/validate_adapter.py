@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -39,6 +40,9 @@ _HOW_PLAYED = ("max_steps", "workers", "threads", "wall_seconds_this_run", "load
 def _init_worker(lora: str | None, threads: int) -> None:
     global _LLM
     from pddlworlds.llm import EmbeddedLLM
+    from pddlworlds.processes import tie_to_parent
+
+    tie_to_parent()  # a stopped (or killed) validation leaves no worker playing on
 
     _LLM = EmbeddedLLM(lora_path=lora, n_threads=threads)
 
@@ -69,14 +73,85 @@ def _comparison_table(comparison: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _refuse(message: str) -> SystemExit:
+    """Bad input: one line on stderr, exit 2 (raise what this returns)."""
+    print(f"validate_adapter.py: error: {message}", file=sys.stderr)
+    return SystemExit(2)
+
+
+#: The numbers (booleans included) every episode line of this script has.
+_EPISODE_NUMBERS = ("success", "progress", "steps", "valid_steps", "loops", "seconds")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)  # NaN is no figure
+
+
 def _read_episodes(path: Path) -> list[dict[str, Any]]:
     rows = []
-    for n, line in enumerate(path.read_text().splitlines(), start=1):
+    for n, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
+            continue
         try:
-            rows.append(json.loads(line))
-        except ValueError as exc:
-            raise SystemExit(f"{path}:{n}: not a JSON line ({exc}); remove it to start again") from exc
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise _refuse(f"{path}:{n}: not a JSON line ({exc}); remove it to start again") from None
+        names = isinstance(row, dict) and all(isinstance(row.get(k), str) for k in ("agent", "domain", "problem"))
+        if not names or not all(_is_number(row.get(k)) for k in _EPISODE_NUMBERS):
+            raise _refuse(f"{path}:{n}: not an episode of this script (agent, domain, problem and "
+                             f"{', '.join(_EPISODE_NUMBERS)}); remove it to start again")
+        rows.append(row)
     return rows
+
+
+def _read_previous(path: Path) -> dict[str, Any]:
+    """The figures OUT holds from an earlier run ({} when there is no file); one line and exit 2 when OUT
+    is not such a file (another program's JSON, a truncated copy)."""
+    if not path.is_file():
+        return {}
+    try:
+        previous = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as exc:
+        raise _refuse(f"--out {path}: not valid JSON ({exc}); give the figures file this script wrote") from None
+    if not isinstance(previous, dict):
+        raise _refuse(f"--out {path}: not a figures file of this script (not a JSON object); give the file it wrote")
+    if not isinstance(previous.get("held_out_set", "standard"), str):
+        raise _refuse(f"--out {path}: held_out_set is not a set's name")
+    return previous
+
+
+def _play_all(jobs: list[Any], args: argparse.Namespace, lora: str | None, episodes_path: Path,
+              done: list[dict[str, Any]]) -> bool:
+    """Play `jobs` in worker processes, appending each episode as it ends; False when stopped (SIGTERM,
+    Ctrl-C): the episodes under way are dropped, the workers ended, the file resumable."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pddlworlds.files import open_no_follow
+    from pddlworlds.processes import end_processes, pool_processes, signals_interrupt
+
+    pool = ProcessPoolExecutor(args.workers, initializer=_init_worker, initargs=(lora, args.threads))
+    finished = False
+    try:
+        with signals_interrupt("validate_adapter"):
+            for row in pool.map(_play, jobs) if jobs else ():
+                done.append(row)
+                fd = open_no_follow(episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, keep_content=True)
+                with os.fdopen(fd, "a") as handle:
+                    handle.write(json.dumps(row) + "\n")
+                print(f"{row['agent']:9} {row['domain']}/{row['problem']}: success={row['success']} "
+                      f"progress={row['progress']:.2f} valid={row['valid_steps']}/{row['steps']} "
+                      f"loops={row['loops']} {row['seconds']}s", file=sys.stderr)
+            finished = True
+    except KeyboardInterrupt:
+        print(f"interrupted: {len(done)} episodes are in {episodes_path}; run the same command to resume",
+              file=sys.stderr)
+    except BrokenProcessPool as exc:
+        raise SystemExit(f"a worker process died ({exc}); the finished episodes are in {episodes_path}") from None
+    finally:
+        workers = [] if finished else pool_processes(pool)
+        pool.shutdown(wait=finished, cancel_futures=True)
+        end_processes(workers)
+    return finished
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,12 +183,22 @@ def main(argv: list[str] | None = None) -> int:
     from pddlworlds.training.problems import held_out_problems
     from pddlworlds.training.validation import compare, summarize
 
-    previous = json.loads(args.out.read_text()) if args.report_only and args.out.is_file() else {}
+    previous = _read_previous(args.out) if args.report_only else {}
     if args.held_out_set is None:
         args.held_out_set = previous.get("held_out_set", "standard")
+    if args.held_out_set not in HELD_OUT_SETS:
+        raise _refuse(f"--out {args.out}: held-out set {args.held_out_set!r} is none of {', '.join(HELD_OUT_SETS)}")
     lora = None if args.lora == "none" else args.lora
     if lora not in (None, "shipped") and not Path(lora).is_file():
         parser.error(f"--lora: no such adapter file: {lora}")
+    if lora not in (None, "shipped") and not args.report_only:  # a bad file would crash every worker
+        from pddlworlds.llm import default_model_path
+        from pddlworlds.llm.adapter_check import AdapterError, check_adapter
+
+        try:
+            check_adapter(lora, default_model_path())
+        except AdapterError as exc:
+            raise _refuse(f"--lora: {exc}") from None
     domain_names = list(DOMAINS) if args.domains == "all" else args.domains.split(",")
     agents = args.agents.split(",")
     episodes_path = args.out.with_name(args.out.name + ".episodes.jsonl")
@@ -134,15 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             jobs = []
         print(f"{len(jobs)} episodes to play ({len(finished)} already in {episodes_path})", file=sys.stderr)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        pool = ProcessPoolExecutor(args.workers, initializer=_init_worker, initargs=(lora, args.threads))
-        with pool:
-            for row in pool.map(_play, jobs) if jobs else ():
-                done.append(row)
-                with episodes_path.open("a") as handle:
-                    handle.write(json.dumps(row) + "\n")
-                print(f"{row['agent']:9} {row['domain']}/{row['problem']}: success={row['success']} "
-                      f"progress={row['progress']:.2f} valid={row['valid_steps']}/{row['steps']} "
-                      f"loops={row['loops']} {row['seconds']}s", file=sys.stderr)
+        if not _play_all(jobs, args, lora, episodes_path, done):
+            return 130
     names = {(p.domain, p.name) for p in problems}  # the set's episodes only, whatever else OUT holds
     mine = [r for r in done if r["agent"] in agents and (r["domain"], r["problem"]) in names]
     figures = summarize(mine)

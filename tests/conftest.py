@@ -141,3 +141,32 @@ def make_env() -> Iterator[Callable[..., object]]:
     yield make
     for env in made:
         env.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# The command line, in this process.
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], tuple[int, str, str]]:
+    """`cli(argv)`: `pddlworlds ARGV` run in this process, with the test agents of tests/fixtures
+    (`pw_eval_agents:walker`, ...) importable; (exit code, stdout, stderr), argparse's exits included."""
+    import contextlib
+    import io
+
+    from pddlworlds.cli import main
+
+    monkeypatch.syspath_prepend(FIXTURES)
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = int(exc.code or 0)
+        return code, out.getvalue(), err.getvalue()
+
+    return run

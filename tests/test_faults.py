@@ -1,4 +1,4 @@
-"""Issue 15, evaluation side: endpoint faults are recorded as faults (not scores), resumes re-run only them,
+"""Evaluation under faults: endpoint faults are recorded as faults (not scores), resumes re-run only them,
 Ctrl-C stops at once, raw replies are capped, bad episode files and output paths get one clear line.
 
 Every endpoint case goes through the stand-in server (`pddlworlds.testing.fake_openai`)."""
@@ -142,6 +142,15 @@ def test_huge_reply_is_stored_once_and_capped(tmp_path: Path) -> None:
         assert len(call["raw_output"]) == 16 * 1024 and call["raw_output_length"] == len(huge)
 
 
+#: How long a subprocess may take to reach the event a timing test measures from (not itself measured).
+STARTUP_S = 300
+
+
+def _stored(out: Path) -> bool:
+    path = out / "episodes.jsonl"
+    return path.is_file() and path.read_bytes().endswith(b"\n")
+
+
 def test_ctrl_c_stops_within_seconds_and_keeps_finished_episodes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with FakeOpenAIServer("check valid actions", failures=["timeout"] * 100, hang_s=60.0) as srv:
@@ -155,11 +164,13 @@ def test_ctrl_c_stops_within_seconds_and_keeps_finished_episodes(tmp_path: Path)
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 60
-        while not srv.chat_requests and time.monotonic() < deadline:
+        # The subject is the time from Ctrl-C to the exit, so the bound counts from the signal; the start-up
+        # (imports, a machine under load) only has to end: the events waited for are the chatter's request
+        # reaching the server and the walker's episode stored.
+        deadline = time.monotonic() + STARTUP_S
+        while not (srv.chat_requests and _stored(out)) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert srv.chat_requests, "the chatter never called the server"
-        time.sleep(0.5)
+        assert srv.chat_requests and _stored(out), f"no request or no stored episode within {STARTUP_S} s"
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
         _, err = proc.communicate(timeout=30)

@@ -1,4 +1,4 @@
-"""Issue 15, the environment/PDDL side: every bad input gets one clear error, nothing grows without a bound,
+"""Bad input on the environment/PDDL side: every bad input gets one clear error, nothing grows without a bound,
 and the surprises the adversarial probe found behave as documented.
 
 Each test reproduces one case of the issue and checks the behaviour the issue names.

@@ -204,9 +204,18 @@ def test_tiny_training_is_deterministic_and_resumes(tmp_path):
     more = train(TrainConfig(**{**config.__dict__, "steps": 3}), progress=False)
     assert more["steps_done"] == 3
     assert [json.loads(line)["step"] for line in (tmp_path / "a" / "log.jsonl").read_text().splitlines()] == [1, 2, 3]
-    # the same seed gives the same adapter
+    # the same seed gives the same adapter; links planted under the output's file names are replaced, not
+    # written through
+    planted = {}
+    for name in ("log.jsonl", "adapter.gguf", "summary.json", "adapter/adapter_model.safetensors"):
+        planted[name] = tmp_path / f"outside-{name.replace('/', '-')}"
+        planted[name].write_text("someone else's file\n")
+        (tmp_path / "b" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "b" / name).symlink_to(planted[name])
     again = train(TrainConfig(**{**config.__dict__, "out": str(tmp_path / "b")}), progress=False)
     assert again["adapter_gguf_sha256"] == first["adapter_gguf_sha256"]
+    for name, target in planted.items():
+        assert target.read_text() == "someone else's file\n" and not (tmp_path / "b" / name).is_symlink(), name
     with pytest.raises(ValueError, match="another configuration"):
         train(TrainConfig(**{**config.__dict__, "lr": 1e-3}), progress=False)
 

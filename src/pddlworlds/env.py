@@ -325,8 +325,11 @@ class PDDLTextEnv(gym.Env[str, str]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, StepInfo]:
         super().reset(seed=seed)
-        options = options or {}
-        name = options.get("problem") or self._fixed_problem
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict such as {{'problem': 'p01'}}, not {type(options).__name__}")
+        name = (options or {}).get("problem") or self._fixed_problem
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"reset option 'problem' must be a problem's name (a string), not {type(name).__name__}")
         if name is None:
             name = self.problem_names[int(self.np_random.integers(len(self.problem_names)))]
         elif name not in self.problem_files:

@@ -25,6 +25,7 @@ __all__ = [
     "StepRecord",
     "check_stored",
     "fields_problem",
+    "nesting_depth",
 ]
 
 #: Page-safe values nest no deeper than this (no record comes near it; deeper would only exhaust a stack).
@@ -224,7 +225,7 @@ def _fields(
         if hint is not None and (problem := _value_problem(hint, value, at, complete, page_safe)):
             return problem
         # A list of records is walked record by record, each bounded on its own.
-        if page_safe and not _records_list(hint) and _depth(value) > MAX_DEPTH:
+        if page_safe and not _records_list(hint) and nesting_depth(value) > MAX_DEPTH:
             return f"{at} nests deeper than {MAX_DEPTH} levels"
     return None
 
@@ -235,8 +236,9 @@ def _records_list(hint: Any) -> bool:
     return any(origin is list and args and is_dataclass(args[0]) for origin, args in _options(hint))
 
 
-def _depth(value: Any) -> int:
-    """How deep `value` nests lists and objects (0 for a scalar), counted no further than MAX_DEPTH + 1."""
+def nesting_depth(value: Any) -> int:
+    """How deep `value` nests lists and objects (0 for a scalar), counted no further than MAX_DEPTH + 1
+    (without recursion: a value nested 100,000 deep is counted as safely as a flat one)."""
     stack, deepest = [(value, 0)], 0
     while stack:
         item, depth = stack.pop()
@@ -269,6 +271,10 @@ def _value_problem(hint: Any, value: Any, where: str, complete: bool, page_safe:
                     return problem
             return None
         if origin is dict and isinstance(value, dict):
+            if len(args) == 2 and args[1] is not Any:  # `dict[str, list[str]]`: each value checked too
+                for key, item in value.items():
+                    if problem := _value_problem(args[1], item, f"{where}.{key}", complete, page_safe):
+                        return problem
             return None
         if _scalar_ok(origin, value):
             if page_safe and origin in (int, float) and abs(value) > MAX_EXACT_INT:

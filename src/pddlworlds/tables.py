@@ -17,10 +17,26 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-__all__ = ["FORMATS", "Column", "add_format_option", "make_console", "print_rows", "rich_table"]
+from .printable import printable
+
+__all__ = ["FORMATS", "Column", "add_format_option", "csv_cell", "make_console", "print_rows", "rich_table"]
 
 #: What `--format` takes; "table" is the default.
 FORMATS = ("table", "csv", "json")
+
+
+#: What a spreadsheet reads as the start of a formula (tab and carriage return: what some strip first).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """`value` as a CSV cell: a list or an object as JSON text, a text that a spreadsheet would take for a
+    formula with a leading apostrophe; numbers (negative ones too), booleans and None as they are."""
+    if isinstance(value, (dict, list, tuple)):
+        value = json.dumps(value, ensure_ascii=False, sort_keys=False)
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def _text(value: Any) -> str:
@@ -66,20 +82,46 @@ def rich_table(
     title: str | None = None,
     section_key: str | None = None,
 ) -> Any:
-    """The rows as a rich `Table`; a line is drawn between runs of equal `section_key` values."""
+    """The rows as a rich `Table`; a line is drawn between runs of equal `section_key` values. Every text is
+    shown as it is: no rich markup is read in it, and its control characters are escaped (`printable`), so a
+    name from a shared run folder cannot retitle the terminal or forge a line."""
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title)
+    table = Table(title=None if title is None else Text(printable(title)))
     for column in columns:
-        table.add_column(column.header, justify=column.justify)  # type: ignore[arg-type]
+        table.add_column(Text(printable(column.header)), justify=column.justify)  # type: ignore[arg-type]
     previous: object = object()
     for i, row in enumerate(rows):
         if section_key is not None:
             if i and row.get(section_key) != previous:
                 table.add_section()
             previous = row.get(section_key)
-        table.add_row(*(column.text(row.get(column.key)) for column in columns))
+        table.add_row(*(Text(printable(column.text(row.get(column.key)))) for column in columns))
     return table
+
+
+#: The fewest characters a column's cells get on a terminal before the rows are printed one field a line.
+NARROWEST_CELL = 4
+
+
+def _too_narrow(width: int, columns: Sequence[Column]) -> bool:
+    """Whether a terminal `width` columns wide would squeeze a cell below `NARROWEST_CELL` characters (rich
+    then prints empty cells): each cell takes its text, one space either side and a border."""
+    return width < 1 + sum(min(len(c.header), NARROWEST_CELL) + 3 for c in columns)
+
+
+def _print_fields(console: Any, rows: Sequence[Mapping[str, Any]], columns: Sequence[Column], title: str | None) -> None:
+    """The rows for a terminal too narrow for the table: one `header: value` line per field, a blank line
+    between rows."""
+    from rich.text import Text
+
+    lines = [printable(title), ""] if title else []
+    for i, row in enumerate(rows):
+        if i:
+            lines.append("")
+        lines += [printable(f"{c.header}: {c.text(row.get(c.key))}") for c in columns]
+    console.print(Text("\n".join(lines)), overflow="fold")
 
 
 def print_rows(
@@ -102,11 +144,19 @@ def print_rows(
             out.write("\n")
         elif fmt == "csv":
             fields = [c.key for c in columns]
-            writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
+            writer = csv.writer(out, lineterminator="\n")
+            # a carriage return inside a cell: quoted (the writer quotes only the line terminator's "\n")
+            quoting = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+            writer.writerow(fields)
+            for row in rows:
+                cells = [csv_cell(row.get(key)) for key in fields]
+                (quoting if any(isinstance(c, str) and "\r" in c for c in cells) else writer).writerow(cells)
         else:
-            make_console(file).print(rich_table(rows, columns, title=title, section_key=section_key))
+            console = make_console(file)
+            if console.is_terminal and _too_narrow(console.width, columns):
+                _print_fields(console, rows, columns, title)
+            else:
+                console.print(rich_table(rows, columns, title=title, section_key=section_key))
         out.flush()
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
         if out is sys.stdout:  # nothing more can reach it; keep the interpreter's last flush quiet

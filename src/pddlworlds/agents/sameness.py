@@ -6,8 +6,9 @@ much of the prompt stays. Merging two distinct subgoals keeps pairs in the promp
 refuses to merge whenever the two statements could mean different things, and accepts other wordings:
 
 1. **Names must agree, in order.** The names a statement mentions (words with a digit, such as `b1`,
-   `ball3`, `the-hub1`, `shot2`; number words and ordinals, such as `two` or `second`; `left` and
-   `right`), in order of first mention, must be the same sequence. So "change the wheel on the first hub"
+   `ball3`, `the-hub1`, `shot2`; single letters, such as the `b` of "room b", the article `a` only where no
+   noun follows it; number words and ordinals, such as `two` or `second`; `left` and `right`), in order of
+   first mention, must be the same sequence. So "move every ball to room b" is not "... to room a". So "change the wheel on the first hub"
    is not "... on the second hub", "stack b1 on b2" is not "stack b2 on b1", "pick up ball3" is not
    "pick up ball4". A leading discourse word ("First, ...", "Next ...") is not an ordinal.
 2. **Names without digits must not clash.** Two other words that differ only in their last letter
@@ -97,21 +98,31 @@ def _is_name(word: str) -> bool:
     return any(c.isdigit() for c in word) or word in _ORDINALS or word in _SIDES
 
 
+# Words after which a lone `a` is a name ("room a, then ..."), not the article: an article has a noun next.
+_NOT_A_NOUN = _FILLER | _NEGATIONS | _DISCOURSE | frozenset({"on", "in", "at", "from", "into", "onto"})
+
+
+def _is_letter_name(token: str, following: str | None) -> bool:
+    """Whether a single letter names an object (`room b`): any letter but the pronoun `i`, and the article
+    `a` only where it ends the statement or no noun follows it."""
+    if len(token) != 1 or not token.isalpha() or token == "i":
+        return False
+    return token != "a" or following is None or following in _NOT_A_NOUN
+
+
 def read_statement(text: str) -> SubgoalStatement:
-    tokens = _WORD.findall(text.lower())
+    tokens = [t.strip("'-") for t in _WORD.findall(text.lower())]
+    tokens = [t for t in tokens if t]
     if tokens and tokens[0] in _DISCOURSE:
         tokens = tokens[1:]
     names: list[str] = []
     words: set[str] = set()
     negated = False
-    for token in tokens:
-        token = token.strip("'-")
-        if not token:
-            continue
+    for i, token in enumerate(tokens):
         token = _NUMBERS.get(token, token)
         if token in _NEGATIONS:
             negated = True
-        elif _is_name(token):
+        elif _is_name(token) or _is_letter_name(token, tokens[i + 1] if i + 1 < len(tokens) else None):
             if token not in names:
                 names.append(token)
         elif token not in _FILLER:

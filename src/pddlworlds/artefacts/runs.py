@@ -17,13 +17,16 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..records import EpisodeRecord, RecordError, check_stored
+from ..records import MAX_DEPTH, EpisodeRecord, RecordError, check_stored, fields_problem, nesting_depth
 
 __all__ = [
+    "CONFIG_FIELDS",
     "CONFIG_FILE",
     "EPISODES_FILE",
     "ERRORS_FILE",
     "LOCK_FILE",
+    "MAX_NOTES",
+    "MAX_SKIPPED_KEPT",
     "REPORT_FILE",
     "SUMMARY_FILE",
     "EpisodeKey",
@@ -34,6 +37,7 @@ __all__ = [
     "RunFolderError",
     "SkippedLine",
     "StoredEpisode",
+    "config_problem",
     "episode_key",
     "is_errored",
     "json_line",
@@ -135,27 +139,38 @@ class SkippedLine:
         return self.reason.startswith("duplicate")
 
 
+#: Skipped lines kept one by one (with their reasons); beyond this only counted, so that a file of a million
+#: junk lines costs counters, not a million objects.
+MAX_SKIPPED_KEPT = 1000
+#: Skipped lines told one sentence each (`RunFolder.notes`); the rest in one sentence with their count.
+MAX_NOTES = 20
+
+
 @dataclass
 class EpisodeLines:
-    """What `read_episodes` found: the episodes, one per key in file order, and the lines it skipped."""
+    """What `read_episodes` found: the episodes, one per key in file order, and the lines it skipped (the
+    first `MAX_SKIPPED_KEPT` of them kept, every one counted)."""
 
     path: Path
     episodes: list[StoredEpisode] = field(default_factory=list)
     skipped: list[SkippedLine] = field(default_factory=list)
     complete_bytes: int = 0  # where the last complete line ends (a repair cuts a torn line off there)
     unterminated: bool = False  # the last line is whole but lacks its newline
+    skipped_count: int = 0
+    torn: int = 0
+    duplicates: int = 0
+
+    def skip(self, line: SkippedLine) -> None:
+        """Count a skipped line (and keep it, while fewer than `MAX_SKIPPED_KEPT` are kept)."""
+        self.skipped_count += 1
+        self.torn += line.torn
+        self.duplicates += line.duplicate
+        if len(self.skipped) < MAX_SKIPPED_KEPT:
+            self.skipped.append(line)
 
     @property
     def lines(self) -> list[dict[str, Any]]:
         return [episode.line for episode in self.episodes]
-
-    @property
-    def torn(self) -> int:
-        return sum(1 for line in self.skipped if line.torn)
-
-    @property
-    def duplicates(self) -> int:
-        return sum(1 for line in self.skipped if line.duplicate)
 
     def skipped_words(self) -> str:
         """The torn and duplicate lines in words ("" when none), for reports and resumes."""
@@ -220,7 +235,7 @@ def read_episodes(
     def bad(number: int, reason: str, advice: str) -> None:
         if strict:
             raise RunFolderError(f"{path}, line {number}: {reason}; {advice}")
-        found.skipped.append(SkippedLine(path, number, reason))
+        found.skip(SkippedLine(path, number, reason))
 
     def take(raw: bytes, number: int, last: bool) -> bool:
         """Read one line; whether it was JSON."""
@@ -230,7 +245,7 @@ def read_episodes(
             line = decode(raw)
         except ValueError as exc:
             if last:
-                found.skipped.append(SkippedLine(path, number, TORN))
+                found.skip(SkippedLine(path, number, TORN))
             else:
                 bad(number, f"not valid JSON ({exc})", CRASH_ADVICE)
             return False
@@ -240,9 +255,9 @@ def read_episodes(
         else:
             problem = check(line)
         if problem:
-            found.skipped.append(SkippedLine(path, number, problem))
+            found.skip(SkippedLine(path, number, problem))
         elif (key := episode_key(line)) in first_of:
-            found.skipped.append(SkippedLine(path, number, f"duplicate of line {first_of[key]}"))
+            found.skip(SkippedLine(path, number, f"duplicate of line {first_of[key]}"))
         else:
             first_of[key] = number
             found.episodes.append(StoredEpisode(line, number))
@@ -255,19 +270,59 @@ def read_episodes(
     return found
 
 
-def read_config(path: str | Path, decode: Callable[[bytes], Any] = json.loads) -> dict[str, Any] | None:
-    """A run's `config.json` (None when the file is absent); `RunFolderError` if it is not a JSON object."""
+#: The fields of `config.json` with their types (what `eval` writes; a field a config lacks is fine, one it
+#: adds is carried along unchecked). Every reader of a config (a resume, the report, the viewer) goes through
+#: `read_config`, which refuses a config whose fields have other types, naming the field.
+CONFIG_FIELDS: dict[str, Any] = {
+    "format": int,
+    "package_version": str,
+    "agents": dict[str, dict[str, Any]],
+    "split": str,
+    "domains": list[str],
+    "problems": dict[str, list[str]],
+    "seeds": list[Any],  # integers as `eval` writes them; any value a hand-made folder holds is shown as text
+    "max_steps": int | None,
+    "llm": dict[str, Any] | None,
+    "prompts_version": str | None,
+    "profile": str,
+    "allow_impossible": bool,
+    "impossible_rule": str | None,
+    "prompt_file": dict[str, str] | None,
+    "decoding": str,
+    "trial": int | None,
+    "insights": dict[str, Any] | None,
+    "run_info": dict[str, Any],
+}
+
+
+def config_problem(config: Any, *, page_safe: bool = False) -> str | None:
+    """What is wrong with a decoded `config.json` (not an object, a field of another type, nested deeper than
+    `records.MAX_DEPTH`), in words naming the field; None when nothing. `page_safe` as `check_stored`'s."""
+    if not isinstance(config, dict):
+        return f"expected a JSON object, found {type(config).__name__}"
+    if nesting_depth(config) > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
+    return fields_problem(CONFIG_FIELDS, config, page_safe=page_safe)
+
+
+def read_config(
+    path: str | Path, decode: Callable[[bytes], Any] = json.loads, *, page_safe: bool = False
+) -> dict[str, Any] | None:
+    """A run's `config.json` (None when the file is absent); `RunFolderError` naming the file and what is
+    wrong when it is not JSON, or not a run configuration (`config_problem`)."""
     path = Path(path)
     if not path.is_file():
         return None
     try:
         config = decode(path.read_bytes())
+    except RecursionError:
+        raise RunFolderError(f"{path}: not valid JSON (nested too deep to read)") from None
     except ValueError as exc:
         raise RunFolderError(f"{path}: not valid JSON ({exc})") from exc
     except OSError as exc:
         raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if not isinstance(config, dict):
-        raise RunFolderError(f"{path}: expected a JSON object, found {type(config).__name__}")
+    if problem := config_problem(config, page_safe=page_safe):
+        raise RunFolderError(f"{path}: not a run configuration: {problem}")
     return config
 
 
@@ -285,8 +340,13 @@ class RunFolder:
 
     @property
     def notes(self) -> list[str]:
-        """The lines skipped for a reason worth telling (all but a torn last line), one sentence each."""
-        return [str(line) for line in self.episodes.skipped if not line.torn]
+        """The lines skipped for a reason worth telling (all but a torn last line), one sentence each for the
+        first `MAX_NOTES`, then one sentence counting the rest."""
+        told = [str(line) for line in self.episodes.skipped if not line.torn][:MAX_NOTES]
+        rest = self.episodes.skipped_count - self.episodes.torn - len(told)
+        if rest > 0:
+            told.append(f"{self.episodes.path}: {rest:,} more line(s) skipped for such reasons (not listed)")
+        return told
 
 
 def read_run(
@@ -295,15 +355,16 @@ def read_run(
     *,
     decode: Callable[[bytes], Any] = json.loads,
     check: LineCheck = record_problem,
+    page_safe: bool = False,
 ) -> RunFolder:
     """Read a run folder written by `pddlworlds eval --out DIR` (`strict`, `decode` and `check` as for
-    `read_episodes`); `RunFolderError` when it is none."""
+    `read_episodes`, `page_safe` as for `read_config`); `RunFolderError` when it is none."""
     folder = Path(folder)
     if not folder.is_dir():
         raise RunFolderError(
             f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
         )
-    config = read_config(folder / CONFIG_FILE, decode)
+    config = read_config(folder / CONFIG_FILE, decode, page_safe=page_safe)
     if config is None and not (folder / EPISODES_FILE).is_file():
         raise RunFolderError(
             f"{folder}: not a run folder: it has neither {CONFIG_FILE} nor {EPISODES_FILE} "

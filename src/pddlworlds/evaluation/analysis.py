@@ -29,9 +29,11 @@ def run_order(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> tuple[
 
 
 def step_budget(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> int:
-    if "max_steps" in config:
+    if config.get("max_steps") is not None:
         return int(config["max_steps"])
-    return max((int(line.get("meta", {}).get("max_steps", line["steps"])) for line in lines), default=DEFAULT_MAX_EPISODE_STEPS)
+    budgets = ((line.get("meta") or {}).get("max_steps") for line in lines)
+    return max((int(b) if isinstance(b, int) else int(line["steps"]) for b, line in zip(budgets, lines)),
+               default=DEFAULT_MAX_EPISODE_STEPS)
 
 
 def analyse(

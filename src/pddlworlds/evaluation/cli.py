@@ -14,6 +14,7 @@ What the options mean (the plan, the memory) is `options`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import sys
 from pathlib import Path
@@ -30,8 +31,20 @@ __all__ = ["add_eval_parsers", "cmd_eval", "cmd_report", "main"]
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """Run (or resume) an evaluation, then write the report and print the main table."""
-    from .analysis import load_analysis
+    """Run (or resume) an evaluation, then write the report and print the main table. SIGTERM stops it as
+    Ctrl-C does (`processes.signals_interrupt`): finished episodes kept, workers ended, exit 130."""
+    from ..processes import signals_interrupt
+
+    with signals_interrupt("pddlworlds eval"):
+        try:
+            return _eval(args)
+        except KeyboardInterrupt:  # before or after the episodes played (those are stopped in `play`)
+            print("pddlworlds eval: interrupted; run the same command again to resume", file=sys.stderr)
+            return 130
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .analysis import RunAnalysis, load_analysis
     from .errors import RunStopped
     from .report import write_report
     from .runner import run_evaluation
@@ -56,6 +69,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     except RunStopped as exc:  # stopped mid-run: what finished is stored
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
+        if args.format != "table":  # a program still gets the rows of what is stored (or the header)
+            with contextlib.suppress(ValueError, OSError):
+                print_main_table(args.out, analysis=load_analysis(args.out), fmt=args.format)
         return 1
     except ValueError as exc:  # EvaluationError included: refused before anything ran
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
@@ -64,16 +80,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
         return 1
     if result.skipped:
-        print(f"note: {result.out}/{EPISODES_FILE} had {result.skipped}; they were skipped", file=sys.stderr)
-    if result.lines and not args.no_report:
+        print(printable(f"note: {result.out}/{EPISODES_FILE} had {result.skipped}; they were skipped"), file=sys.stderr)
+    if result.lines or args.format != "table":  # CSV and JSON are printed even with no episode: a header
         try:
-            analysis = load_analysis(result.out)
-            path = write_report(result.out, analysis=analysis)
+            analysis = load_analysis(result.out) if result.lines else RunAnalysis(result.config, [], None)
+            path = write_report(result.out, analysis=analysis) if result.lines and not args.no_report else None
         except OSError as exc:
             print(f"pddlworlds eval: error: {path_problem(exc, Path(args.out))}", file=sys.stderr)
             return 1
         print_main_table(result.out, analysis=analysis, fmt=args.format)
-        print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
+        if path is not None:
+            print(f"report: {printable(path)}", file=sys.stdout if args.format == "table" else sys.stderr)
     status = f"{len(result.lines)}/{result.planned} episodes stored ({result.new} new"
     status += f", {result.rerun} of them re-run after a fault)" if result.rerun else ")"
     if result.interrupted:
@@ -129,9 +146,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 1
     data = analysis.data
     if data and data.get("skipped"):
-        print(f"note: {args.out}/{EPISODES_FILE} had {data['skipped']}; they were skipped", file=sys.stderr)
+        print(printable(f"note: {args.out}/{EPISODES_FILE} had {data['skipped']}; they were skipped"), file=sys.stderr)
     print_main_table(args.out, analysis=analysis, fmt=args.format)
-    print(f"report: {path}", file=sys.stdout if args.format == "table" else sys.stderr)
+    print(f"report: {printable(path)}", file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 

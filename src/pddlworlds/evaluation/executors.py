@@ -1,5 +1,7 @@
 """Where episodes run: this process, a pool (threads, or spawned processes that each load the model once)
-or Ray actors. Each executor hands every outcome to `handle` in this process as soon as it ends."""
+or Ray actors. Each executor hands every outcome to `handle` in this process as soon as it ends. Stopped
+early (an error, Ctrl-C, SIGTERM through `processes.signals_interrupt`), an executor ends its workers before
+it returns: episodes under way are dropped (a resume plays them), none is left computing."""
 
 from __future__ import annotations
 
@@ -10,12 +12,22 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from typing import Any
 
 from ..llm import BackendSpec
+from ..processes import end_processes, pool_processes, tie_to_parent
 from .episode import init_worker, run_safely
 from .errors import EvaluationError, RunStopped
 from .ray_watchdog import RayWatchdog
 from .spec import EpisodeSpec, RunPlan
 
-__all__ = ["EXECUTORS", "RAY_HINT", "RayEpisodeWorker", "import_ray", "play_pool", "play_ray", "play_serial"]
+__all__ = [
+    "EXECUTORS",
+    "RAY_HINT",
+    "RayEpisodeWorker",
+    "import_ray",
+    "play_pool",
+    "play_ray",
+    "play_serial",
+    "start_worker",
+]
 
 #: Where episodes can run (`--executor`).
 EXECUTORS = ("local", "ray")
@@ -46,7 +58,7 @@ def play_pool(
         pool: Any = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
+            initializer=start_worker,
             initargs=(plan.backend,),
         )
     else:
@@ -70,8 +82,11 @@ def play_pool(
                 handle(outcome)
         finished_normally = True
     finally:
-        # On an error or Ctrl-C, do not wait for episodes in flight: they are not stored and will rerun.
+        # On an error, Ctrl-C or SIGTERM, do not wait for episodes in flight: they are not stored and will
+        # rerun; their worker processes are ended now, not left to finish them.
+        workers_left = [] if finished_normally else pool_processes(pool)
         pool.shutdown(wait=finished_normally, cancel_futures=True)
+        end_processes(workers_left)
 
 
 def play_ray(
@@ -106,11 +121,17 @@ class RayEpisodeWorker:
     """Body of a Ray actor (wrapped with `ray.remote` at run time, so Ray stays an optional import)."""
 
     def __init__(self, backend: BackendSpec):
-        init_worker(backend)
+        start_worker(backend)
         self.backend = backend
 
     def run(self, spec: EpisodeSpec) -> dict[str, Any]:
         return run_safely(spec, self.backend)
+
+
+def start_worker(backend: BackendSpec) -> None:
+    """A worker process's start: it ends when this process (its parent) ends, then builds its model."""
+    tie_to_parent()
+    init_worker(backend)
 
 
 def play_serial(plan: RunPlan, todo: list[EpisodeSpec], handle: Callable[[dict[str, Any]], None]) -> None:

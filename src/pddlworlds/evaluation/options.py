@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..arguments import integer_list
 from ..registry import Registry
 from ..worlds.profiles import DEFAULT_PROFILE
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
+    "MAX_EPISODES",
     "TRIAL_MEMORIES",
     "build_plan",
     "names_list",
@@ -33,6 +35,9 @@ __all__ = [
 
 DEFAULT_AGENTS = "hiagent,standard"
 
+#: The most episodes one run may plan: each is an object in memory before any plays.
+MAX_EPISODES = 1_000_000
+
 
 #: Problems per domain when neither --limit nor --problems is given (the quick default run): the
 #: DEFAULT_LIMIT problems with the shortest optimal plan.
@@ -44,17 +49,8 @@ def names_list(text: str) -> list[str]:
 
 
 def parse_seeds(text: str) -> list[int]:
-    """`0`, `0,1,2` or `0-4` (non-negative integers)."""
-    seeds: list[int] = []
-    try:
-        for part in names_list(text):
-            lo, dash, hi = part.partition("-")
-            seeds.extend(range(int(lo), int(hi) + 1) if dash else [int(part)])
-    except ValueError:
-        raise ValueError(f"--seeds takes integers like 0, 0,1,2 or 0-4, not {text!r}") from None
-    if not seeds:
-        raise ValueError(f"--seeds gives no seed: {text!r}")
-    return list(dict.fromkeys(seeds))
+    """`0`, `0,1,2` or `0-4` (non-negative integers, at most `arguments.MAX_LIST_VALUES` of them)."""
+    return integer_list(text, "--seeds")
 
 
 def select_problems(
@@ -128,9 +124,13 @@ def build_plan(args: argparse.Namespace) -> Any:
     if not agents:
         raise ValueError("--agents is empty")
     setting, choice_score, observation_mode = resolve_setting(args)
-    for agent in agents:
-        resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score)
+    uses_model = [resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score)[1] for agent in agents]
+    if setting != "free" and not any(uses_model):
+        raise ValueError(
+            f"--setting {setting} says how a model plays, and --agents {args.agents} uses no model"
+        )
     agents = list(dict.fromkeys(agents))
+    seeds = parse_seeds(args.seeds)  # a range is counted before it is made
     from ..worlds.profiles import get_profile
 
     profile = get_profile(getattr(args, "profile", None) or DEFAULT_PROFILE).name  # unknown names fail here
@@ -143,6 +143,8 @@ def build_plan(args: argparse.Namespace) -> Any:
 
     known = list(all_domains())
     wanted = names_list(args.domains.lower())
+    if not wanted:
+        raise ValueError(f"--domains is empty; give domain names ({', '.join(known)}) or all")
     if wanted == ["all"]:
         wanted = known
     unknown = [d for d in wanted if d not in known]
@@ -193,11 +195,14 @@ def build_plan(args: argparse.Namespace) -> Any:
             )
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
+    episodes = len(agents) * sum(len(names) for names in selected.values()) * len(seeds)
+    if episodes > MAX_EPISODES:
+        raise ValueError(f"the run would play {episodes:,} episodes; at most {MAX_EPISODES:,} a run (fewer --seeds?)")
     return RunPlan(
         agents=agents,
         problems=selected,
         split=args.split,
-        seeds=parse_seeds(args.seeds),
+        seeds=seeds,
         max_steps=args.max_steps,
         backend=backend,
         allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),

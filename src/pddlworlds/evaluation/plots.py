@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..files import write_figure
 from . import metrics as M
 from .paper import agent_label
 
@@ -53,5 +54,5 @@ def _panel_figure(path: Path, panels: Sequence[str], draw, xlabel: str, ylabel: 
     axes[0][0].set_ylabel(ylabel)
     axes[0][-1].legend(fontsize="small", loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(path, fig, dpi=110)
     plt.close(fig)

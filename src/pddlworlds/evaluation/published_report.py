@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import write_figure
 from ..published import (
     MODEL_LABELS,
     PUBLISHED_SOURCE,
@@ -237,5 +238,5 @@ def write_published_plot(path: Path, comparison: Comparison) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(path, fig, dpi=110)
     plt.close(fig)

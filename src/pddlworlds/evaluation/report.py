@@ -14,6 +14,7 @@ from typing import Any
 
 from ..artefacts.runs import EPISODES_FILE, REPORT_FILE, SUMMARY_FILE, is_errored
 from ..files import atomic_write
+from ..printable import printable
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from ..worlds.profiles import AGENTBOARD_PROFILE
 from . import metrics as M
@@ -94,7 +95,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         "of the agent's actions that were valid."
     )
     efficiency_header = ["Domain", "Agent", *(m.label for m in efficiency_columns(data["context"]))]
-    md: list[str] = [
+    about = [  # names from the run folder (a shared one is anyone's): shown inert, one line each (`printable`)
         f"# Evaluation report: `{out}`",
         "",
         f"- split: **{split}**; step budget: {data['max_steps']}; seeds: {seeds}",
@@ -104,10 +105,13 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         f"- problems: {problems}",
         f"- episodes: {episodes}",
         f"- environment profile: **{config.get('profile', 'pddlworlds')}**"
-        + (f"; prompt file: `{config['prompt_file']['path']}` (sha256 {config['prompt_file']['sha256'][:12]}…)"
+        + (f"; prompt file: `{config['prompt_file'].get('path')}` (sha256 {config['prompt_file'].get('sha256', '')[:12]}…)"
            if config.get("prompt_file") else "")
         + _example_words(config),
         f"- setting: {setting_words(config)}",
+    ]
+    md: list[str] = [
+        *map(printable, about),
         "",
         "## Success, progress, steps, context and time (Table 1 layout)",
         "",
@@ -218,8 +222,10 @@ def _example_words(config: dict[str, Any]) -> str:
     """Which problem each domain's in-context example came from (agents' flags), when any agent had one."""
     sources: dict[str, str] = {}
     for flags in config.get("agents", {}).values():
-        for domain, example in (flags.get("examples") or {}).items():
-            sources.setdefault(domain, f"{example.get('problem')} (sha256 {str(example.get('sha256', ''))[:12]}…)")
+        examples = flags.get("examples")
+        for domain, example in (examples.items() if isinstance(examples, dict) else ()):
+            if isinstance(example, dict):
+                sources.setdefault(domain, f"{example.get('problem')} (sha256 {str(example.get('sha256', ''))[:12]}…)")
     return "; in-context examples: " + ", ".join(sources[d] for d in sorted(sources)) if sources else ""
 
 

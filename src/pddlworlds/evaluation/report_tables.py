@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..printable import markdown_cell
+from ..printable import markdown_cell, printable
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
@@ -29,6 +29,7 @@ __all__ = [
     "progress_rows",
     "shows_paper",
     "summary_json",
+    "summary_keys",
     "summary_rows",
     "token_counting_words",
     "wilcoxon_rows",
@@ -166,6 +167,13 @@ def shows_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: d
     return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
 
 
+def summary_keys() -> list[str]:
+    """The keys of every row of `summary.json` (and of `eval`/`report --format csv|json`), in order."""
+    aggregated = [m.name for m in M.METRICS if m.aggregate is not None]
+    relative = [m.name for m in M.METRICS if m.relative is not None and m.name not in aggregated]
+    return ["domain", "agent", *aggregated, *relative]
+
+
 def summary_json(data: dict[str, Any]) -> dict[str, Any]:
     """What `summary.json` holds: the step budget, one row per (domain, agent), the Wilcoxon tests."""
     return {
@@ -181,15 +189,13 @@ def print_main_table(
     """The main table of a run folder in the terminal (rich), or with `fmt` "csv"/"json" its rows as
     summary.json holds them (`analyse`'s summary, keyed by domain and agent); `analysis` is
     `load_analysis(out)` when the caller has it already."""
-    from rich.table import Table
-
     from ..tables import Column, make_console, print_rows
 
     analysis = analysis if analysis is not None else load_analysis(out)
     config, lines, data = analysis.config, analysis.lines, analysis.data
-    if fmt != "table":
-        rows = summary_json(data)["rows"] if lines else []
-        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], fmt)
+    if fmt != "table":  # the same columns whether or not there are rows: a header even with no episode
+        rows = summary_json(data)["rows"] if data else []
+        print_rows(rows, [Column(k, k) for k in summary_keys()], fmt)
         console = make_console(sys.stderr)  # what follows is for people
         if data and data["errored"]:
             console.print(f"{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out")
@@ -197,23 +203,23 @@ def print_main_table(
     if console is None:
         console = make_console()
     if not lines:
-        console.print(f"{out}: no finished episode yet")
+        console.print(printable(f"{out}: no finished episode yet"), markup=False)
         return
     with_paper = shows_paper(config, lines, data)
-    table = Table(title=f"{out}: {len(lines)} episodes, model {describe_model(config)}")
     header = MAIN_COLUMNS + (["Paper SR/PR/steps"] if with_paper else [])
-    for i, column in enumerate(header):
-        table.add_column(column, justify="left" if i < 2 else "right")
-    previous = None
+    table_rows = []
     for cells in main_table_rows(data["summary"], data["agents"], data["domains"], with_paper):
         if with_paper:
             paper = cells[len(MAIN_COLUMNS) :]
             cells = cells[: len(MAIN_COLUMNS)] + ["–" if paper[0] == "–" else " / ".join(paper[:3])]
-        if previous is not None and cells[0] != previous:
-            table.add_section()
-        previous = cells[0]
-        table.add_row(*cells)
-    console.print(table)
+        table_rows.append(dict(zip(header, cells)))
+    print_rows(
+        table_rows,
+        [Column(h, h, "left" if i < 2 else "right") for i, h in enumerate(header)],
+        title=f"{out}: {len(lines)} episodes, model {describe_model(config)}",
+        section_key=header[0],
+        file=console.file,
+    )
     if data["errored"]:
         console.print(
             f"[bold red]{len(data['errored'])} episode(s) stopped by a fault of the model endpoint are left out "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, episode_key, is_errored
 from ..host import default_threads
 from ..llm import NO_MODEL, BackendSpec, LLMUnavailableError
+from ..printable import printable
 from .configuration import build_config, config_differences
 from .episode import quiet_warnings, remember_llm
 from .errors import ConfigMismatchError, EvaluationError, RunStopped
@@ -250,6 +252,9 @@ def play(ctx: PlayContext) -> None:
     consecutive_failures = consecutive_faults = 0
     solved = sum(1 for line in result.lines if line.get("success"))
 
+    def note(text: str) -> None:  # above the bar, on stderr: stdout carries only the results table
+        bar.write(printable(text), file=sys.stderr)
+
     def handle(outcome: dict[str, Any]) -> None:
         nonlocal consecutive_failures, consecutive_faults, solved
         if not outcome["ok"]:
@@ -258,9 +263,7 @@ def play(ctx: PlayContext) -> None:
             result.failures.append(failure)
             store.append(failure, store.errors_path)
             spec = outcome["spec"]
-            bar.write(
-                f"episode {spec['agent']} {spec['domain']}/{spec['problem']} seed {spec['seed']} failed: {outcome['error']}"
-            )
+            note(f"episode {spec['agent']} {spec['domain']}/{spec['problem']} seed {spec['seed']} failed: {outcome['error']}")
             if outcome.get("fatal"):
                 raise RunStopped(f"stopping: {outcome['error']}\nRun the same command again to resume.")
             if consecutive_failures >= MAX_CONSECUTIVE_FAILURES:
@@ -293,9 +296,7 @@ def play(ctx: PlayContext) -> None:
         )
         bar.update(1)
         if fault:
-            bar.write(
-                f"episode {line['agent']} {line['domain']}/{line['problem']} seed {line['seed']}: {_fault_text(fault)}"
-            )
+            note(f"episode {line['agent']} {line['domain']}/{line['problem']} seed {line['seed']}: {_fault_text(fault)}")
         if ctx.on_line is not None:
             ctx.on_line(line)
         if consecutive_faults >= MAX_CONSECUTIVE_FAILURES:
@@ -321,8 +322,6 @@ def play(ctx: PlayContext) -> None:
         if callable(cancel):  # end the model calls still in flight in worker threads
             cancel()
         result.interrupted = True
-        bar.write(
-            f"interrupted: {len(result.lines)} episodes are stored; run the same command again to resume"
-        )
+        note(f"interrupted: {len(result.lines)} episodes are stored; run the same command again to resume")
     finally:
         bar.close()

@@ -158,7 +158,7 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         problems={d: list(p) for d, p in config.get("problems", {}).items()},
         split=config.get("split", DEFAULT_SPLIT),
         seeds=list(config.get("seeds", [0])),
-        max_steps=int(config.get("max_steps", DEFAULT_MAX_EPISODE_STEPS)),
+        max_steps=int(config.get("max_steps") or DEFAULT_MAX_EPISODE_STEPS),
         profile=config.get("profile", DEFAULT_PROFILE),
         allow_impossible=bool(config.get("allow_impossible", False)),
         prompt_file=(config.get("prompt_file") or {}).get("path"),

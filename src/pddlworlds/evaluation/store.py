@@ -1,5 +1,6 @@
 """Writing a run folder (its format is `artefacts.runs`): the lock that keeps a second `eval` out, the
-configuration, and appending episode lines with one `os.write` each, fsync'ed."""
+configuration, and appending episode lines with one `os.write` each, fsync'ed. A run folder may be shared,
+so every file is written without following a symbolic link (`files.atomic_write`, `files.open_no_follow`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..artefacts.runs import (
     read_config,
     read_episodes,
 )
-from ..files import atomic_write
+from ..files import atomic_write, open_no_follow
 from .errors import EvaluationError
 
 __all__ = ["RunStore", "path_problem", "utc_now"]
@@ -50,7 +51,7 @@ class RunStore:
             raise EvaluationError(f"--out {self.out} is a file, not a folder: choose another --out")
         try:
             self.out.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_no_follow(self.out / LOCK_FILE, os.O_RDWR | os.O_CREAT)
         except OSError as exc:
             raise EvaluationError(path_problem(exc, self.out)) from exc
         try:
@@ -82,12 +83,15 @@ class RunStore:
         found = read_episodes(self.episodes_path)
         path = self.episodes_path
         if repair and path.is_file() and path.stat().st_size > found.complete_bytes:
-            if found.unterminated:
-                with open(self.episodes_path, "ab") as handle:
-                    handle.write(b"\n")
-                    os.fsync(handle.fileno())
-            else:
-                os.truncate(self.episodes_path, found.complete_bytes)
+            fd = open_no_follow(path, os.O_WRONLY | os.O_APPEND, keep_content=True)
+            try:
+                if found.unterminated:
+                    os.write(fd, b"\n")
+                else:
+                    os.ftruncate(fd, found.complete_bytes)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         return found
 
     def load_lines(self, repair: bool = False) -> list[dict[str, Any]]:
@@ -106,7 +110,7 @@ class RunStore:
         """
         target = path or self.episodes_path
         payload = json_line(line)
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_no_follow(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, keep_content=True)
         try:
             size = os.fstat(fd).st_size
             try:
@@ -133,5 +137,6 @@ def path_problem(exc: OSError, fallback: Path) -> str:
         errno.ENOTDIR: "a file stands where a folder should be",
         errno.EEXIST: "a file stands where a folder should be",
         errno.ENOENT: "no such folder",
+        errno.ELOOP: "a symbolic link stands there; move it away",
     }
     return f"cannot write {path}: {reasons.get(exc.errno, exc.strerror or str(exc))}"

@@ -27,7 +27,9 @@ from typing import Any
 
 from ..agents.insights import TrialMemory
 from ..artefacts.runs import is_errored
-from ..files import atomic_write
+from ..files import atomic_write, own_folder, refuse_folder_link
+from ..printable import markdown_cell
+from ..records import MAX_DEPTH, nesting_depth
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from .configuration import config_differences
 from .episode import llm_for
@@ -77,7 +79,10 @@ def _lines(out: Path, trial: int) -> list[dict[str, Any]]:
 
 def _check_identity(out: Path, trials: int, plan: RunPlan, memory: TrialMemory | None) -> None:
     folder = out / MEMORY_DIR
+    for trial in range(1, trials + 1):  # a link planted in a shared folder cannot lead writes elsewhere
+        refuse_folder_link(trial_dir(out, trial))
     if memory is not None:
+        own_folder(folder)
         memory.prepare(folder)
     identity = {
         "format": TRIALS_FORMAT,
@@ -86,7 +91,12 @@ def _check_identity(out: Path, trials: int, plan: RunPlan, memory: TrialMemory |
     }
     path = out / TRIALS_FILE
     if path.is_file():
-        stored = json.loads(path.read_text())
+        try:
+            stored = json.loads(path.read_bytes())
+        except (ValueError, RecursionError) as exc:
+            raise EvaluationError(f"{path}: not valid JSON ({exc}); move it away to start anew") from None
+        if not isinstance(stored, dict) or nesting_depth(stored) > MAX_DEPTH:
+            raise EvaluationError(f"{path}: not a trials file of this package; move it away to start anew")
         differences = config_differences({k: v for k, v in stored.items() if k != "trials"}, identity)
         if differences:
             raise EvaluationError(
@@ -233,7 +243,7 @@ def write_trials_report(out: str | os.PathLike[str], memory: TrialMemory | None 
         lines.append("| 0 | | | | |" + "".join(f" {start[c]} |" for c in extra))
     for row in rows:
         cells = [str(row["trial"]), row["agent"], str(row["n"]), _percent(row["sr"]), _percent(row["pr"])]
-        lines.append("| " + " | ".join(cells + [row[c] for c in extra]) + " |")
+        lines.append("| " + " | ".join(map(markdown_cell, cells + [row[c] for c in extra])) + " |")
     path = out / TRIALS_REPORT
     atomic_write(path, "\n".join(lines) + "\n")
     return path
@@ -264,7 +274,8 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
         from ..tables import Column, print_rows
 
         rows = trial_rows(args.out, memory)
-        print_rows(rows, [Column(k, k) for k in dict.fromkeys(k for row in rows for k in row)], args.format)
+        extra = list(memory.columns(Path(args.out) / MEMORY_DIR, 0)) if memory is not None else []
+        print_rows(rows, [Column(k, k) for k in ["trial", "agent", "n", "sr", "pr", *extra]], args.format)
     if not result.complete:
         print(
             f"stopped in trial {result.done + 1} of {result.planned}; run the same command again to resume.",

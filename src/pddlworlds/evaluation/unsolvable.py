@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import write_figure
 from ..records import EpisodeRecord
 
 __all__ = [
@@ -178,7 +179,7 @@ def _plot(path: Path, scores: dict[tuple[str, str], ClaimScores]) -> None:
     axes[0].set_ylabel("%")
     axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(path, fig, dpi=110)
     plt.close(fig)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import atomic_write
 from ..registry import Registry
 from . import barman, blocksworld, gripper, tyreworld
 from .barman import BARMAN_GOAL_LIMITS
@@ -139,7 +140,7 @@ def generate_split(
             for index in range(1, per_level + 1):
                 problem = generate_problem(domain, level, index, seed)
                 path = folder / f"{problem.name}.pddl"
-                path.write_text(problem.text, newline="\n")
+                atomic_write(path, problem.text)
                 mine.append(path)
         for level in levels:
             for stale in sorted(folder.glob(f"{level}-*.pddl")):

@@ -124,7 +124,7 @@ class InsightMemory:
             fsync=True,
         )
         store.save(store_path(folder, trial))  # last: it marks the trial as updated
-        store.save(self.path)
+        store.save(self.path, through_link=True)
 
     def columns(self, folder: Path, trial: int) -> dict[str, str]:
         """Rules per scale kind in the store after `trial` ("-" while it is not written)."""

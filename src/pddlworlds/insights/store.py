@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write
+from ..files import atomic_write, open_no_follow
 
 __all__ = [
     "FORMAT",
@@ -131,9 +131,10 @@ class InsightStore:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the file whole; a symbolic link is written through (its target is replaced, the link kept)."""
-        atomic_write(os.path.realpath(path), self.to_json(), fsync=True)
+    def save(self, path: str | os.PathLike[str], *, through_link: bool = False) -> None:
+        """Write the file whole. A symbolic link at `path` is replaced by the file, unless `through_link` (the
+        user's own `--insights` path: its target is replaced, the link kept)."""
+        atomic_write(os.path.realpath(path) if through_link else path, self.to_json(), fsync=True)
 
     def copy(self) -> InsightStore:
         return InsightStore.from_dict(self.to_dict())
@@ -257,7 +258,7 @@ def lock_store(path: str | os.PathLike[str]) -> Iterator[Path]:
     lock_path = target.with_name(target.name + ".lock")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_no_follow(lock_path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
         raise InsightStoreError(f"--insights {path}: cannot create {lock_path} ({exc.strerror or exc})") from exc
     try:

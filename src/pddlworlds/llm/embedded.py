@@ -408,5 +408,5 @@ def prompt_cache_budget() -> int:
 
 def label(entry: dict[str, Any]) -> str:
     """A stored configuration entry in words (for reports)."""
-    sha = entry.get("model_sha256") or ""
+    sha = str(entry.get("model_sha256") or "")
     return f"embedded {entry.get('model_id')} (sha256 {sha[:16]}…)"

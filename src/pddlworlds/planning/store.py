@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..worlds.catalogue import DEFAULT_SPLIT
-from ..files import atomic_write
+from ..files import atomic_write, open_no_follow
 from ..worlds.grounding import natural_key
 from ..artefacts.plans import index_file, optimal_lengths, plan_file, read_index
 from .results import Action, action_pddl
@@ -122,7 +122,7 @@ def index_lock(path: str | os.PathLike | None = None) -> Iterator[None]:
 
     path = Path(path) if path is not None else index_file()
     lock_path = path.with_name(path.name + ".lock")
-    with open(lock_path, "a") as handle:
+    with os.fdopen(open_no_follow(lock_path, os.O_WRONLY | os.O_CREAT), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .options import (
+from ..arguments import (
+    integer_list_type,
     learning_rate,
     nonnegative_float,
     nonnegative_int,
@@ -22,21 +23,6 @@ from .options import (
 )
 
 __all__ = ["add_parsers"]
-
-
-def _ints(text: str) -> list[int]:
-    """`1001-1010` or `1,2,5`."""
-    out: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            out.extend(range(int(lo), int(hi) + 1))
-        elif part:
-            out.append(int(part))
-    if not out:
-        raise argparse.ArgumentTypeError(f"no numbers in {text!r}")
-    return out
 
 
 def _names(text: str, known: Sequence[str], kind: str, choices: str) -> list[str]:
@@ -230,7 +216,8 @@ def add_parsers(sub: Any) -> None:
 
     d = tsub.add_parser("data", help="record the agents' conversations on expert plans of generated problems")
     d.add_argument("--out", type=Path, required=True, help="dataset folder")
-    d.add_argument("--seeds", type=_ints, default=_ints("1001-1010"), help="generator seeds (default 1001-1010)")
+    d.add_argument("--seeds", type=integer_list_type, default="1001-1010",
+                   help="generator seeds (default 1001-1010)")
     d.add_argument("--per-level", type=positive_int, default=3, help="problems per level, domain and seed (default 3)")
     d.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     d.add_argument("--levels", type=_levels, default=None, help="comma-separated problem levels (default: all)")
@@ -287,7 +274,8 @@ def add_parsers(sub: Any) -> None:
                         "on-policy data is)")
     r.add_argument("--out", type=Path, required=True, help="round's dataset folder")
     r.add_argument("--round", default="", help="round name recorded in the data (default: OUT's name)")
-    r.add_argument("--seeds", type=_ints, default=_ints("2001-2003"), help="generator seeds (default 2001-2003)")
+    r.add_argument("--seeds", type=integer_list_type, default="2001-2003",
+                   help="generator seeds (default 2001-2003)")
     r.add_argument("--per-level", type=positive_int, default=1)
     r.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     r.add_argument("--levels", type=_levels, default=None,

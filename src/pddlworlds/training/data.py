@@ -50,6 +50,7 @@ from .teacher import (
 )
 
 __all__ = [
+    "MAX_CALL_LINE_BYTES",
     "TRAIN_AGENTS",
     "EpisodeData",
     "TrainingDataError",
@@ -189,36 +190,49 @@ def _row_problem(row: Any) -> str | None:
     return None
 
 
+#: The longest line `calls.jsonl` may hold: a call's prompt fits the model's context (16,384 tokens, some
+#: 100 kB of text), so a longer line is refused as it is read, before it is held whole, decoded or tokenised.
+MAX_CALL_LINE_BYTES = 4 << 20
+
+
 def load_calls(folder: str | Path) -> list[dict[str, Any]]:
     """The rows of `calls.jsonl` that have a reply to learn, in file order, each checked to be a call
-    (`TrainingDataError` naming the file and line otherwise, and for a missing folder, a missing file or a
-    file without calls). Dead-end rows (label "dead-end", reply null: no plan from that state) are left
-    out."""
+    (`TrainingDataError` naming the file and line otherwise, for a line longer than `MAX_CALL_LINE_BYTES`,
+    and for a missing folder, a missing file or a file without calls). Dead-end rows (label "dead-end",
+    reply null: no plan from that state) are left out."""
     folder = Path(folder)
     path = folder / "calls.jsonl"
     if not folder.is_dir():
         raise TrainingDataError(f"{folder}: no such dataset folder (make one with `pddlworlds train data`)")
     try:
-        text = path.read_text(encoding="utf-8")
+        handle = path.open("rb")
     except FileNotFoundError:
         raise TrainingDataError(f"{path}: no such file (a dataset folder has calls.jsonl)") from None
-    except UnicodeDecodeError as exc:
-        raise TrainingDataError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise TrainingDataError(f"{path}: cannot read ({exc.strerror or exc})") from None
     rows = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise TrainingDataError(f"{path}, line {line_no}: not a JSON line ({exc})") from None
-        problem = _row_problem(row)
-        if problem:
-            raise TrainingDataError(f"{path}, line {line_no}: not a recorded call: {problem}")
-        if row["reply"] is not None:  # dead ends (no plan from the state) have no reply to learn
-            rows.append(row)
+    with handle:
+        for line_no, raw in enumerate(iter(lambda: handle.readline(MAX_CALL_LINE_BYTES + 1), b""), start=1):
+            if len(raw) > MAX_CALL_LINE_BYTES:
+                raise TrainingDataError(
+                    f"{path}, line {line_no}: longer than {MAX_CALL_LINE_BYTES >> 20} MiB; no recorded call is that "
+                    "long (a call's prompt fits the model's context), so the line is refused unread"
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TrainingDataError(f"{path}, line {line_no}: not UTF-8 text ({exc.reason})") from None
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                raise TrainingDataError(f"{path}, line {line_no}: not a JSON line ({exc})") from None
+            problem = _row_problem(row)
+            if problem:
+                raise TrainingDataError(f"{path}, line {line_no}: not a recorded call: {problem}")
+            if row["reply"] is not None:  # dead ends (no plan from the state) have no reply to learn
+                rows.append(row)
     if not rows:
         raise TrainingDataError(f"{path}: no calls in the file")
     return rows

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import generators
+from ..files import atomic_write
 from ..generators import gripper
 from ..registry import Registry
 from ..worlds.catalogue import domains, load_task
@@ -152,7 +153,7 @@ def generate_training_problems(
                     name = f"s{seed}-{gp.name}"
                     path = out / domain / f"{name}.pddl"
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(gp.text, newline="\n")
+                    atomic_write(path, gp.text)
                     problems.append(TrainingProblem(domain, level, index, seed, name, path, dict(gp.parameters)))
     return problems
 
@@ -162,7 +163,7 @@ def _write(out: Path, domain: str, level: str, seed: int, prefix: str) -> Traini
     name = f"{prefix}{seed}-{gp.name}"
     path = out / domain / f"{name}.pddl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(gp.text, newline="\n")
+    atomic_write(path, gp.text)
     return TrainingProblem(domain, level, 1, seed, name, path, dict(gp.parameters))
 
 

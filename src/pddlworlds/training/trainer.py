@@ -18,19 +18,20 @@ import os
 import platform
 import random
 import shutil
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write, file_sha256
+from ..arguments import check_range
+from ..files import atomic_write, file_sha256, open_no_follow, own_folder
 from ..host import cache_dir, default_threads
 from . import tree_attention
 from .data import call_from_json
 from .dataset import data_folders, length_report, load_training_data, read_manifest, training_rows
 from .lora import lora_model, warm_start
-from .options import check_range
 from .packing import PackedSequence, PackStats, TokenizerVocabulary, pack_calls, tree_masks
 
 __all__ = [
@@ -352,9 +353,11 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
         step += 1
         dt = time.perf_counter() - t0
         tokens_done += n_tokens
-        with log_path.open("a") as handle:
-            handle.write(json.dumps({"step": step, "loss": round(loss_sum, 5), "tokens": n_tokens,
-                                     "seconds": round(dt, 3), "lr": scheduler.get_last_lr()[0]}) + "\n")
+        entry = json.dumps({"step": step, "loss": round(loss_sum, 5), "tokens": n_tokens,
+                            "seconds": round(dt, 3), "lr": scheduler.get_last_lr()[0]}) + "\n"
+        log_fd = open_no_follow(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, keep_content=True)
+        with os.fdopen(log_fd, "a") as handle:
+            handle.write(entry)
         bar.set_postfix(loss=f"{loss_sum:.3f}", tok_s=f"{n_tokens / dt:.0f}")
         bar.update(1)
         if step % config.checkpoint_every == 0 or step == total:
@@ -365,8 +368,11 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     seconds += time.perf_counter() - run_start
     save_checkpoint()
 
-    adapter_dir = out / "adapter"
-    model.save_pretrained(adapter_dir)
+    adapter_dir = own_folder(out / "adapter")
+    with tempfile.TemporaryDirectory(prefix=".adapter-", dir=out) as saved:  # PEFT's files are renamed into
+        model.save_pretrained(saved)  # place: a link planted under one of their names is replaced, not followed
+        for item in Path(saved).iterdir():
+            os.replace(item, adapter_dir / item.name)
     gguf_path = export_adapter(adapter_dir, out / "adapter.gguf", base_gguf=base_info["gguf"])
     summary = {
         "config": _config_json(config),

@@ -6,7 +6,7 @@ untrusted. Its episode lines are checked against the record's own field types in
 a line that fails is refused with its file and line instead of being shown; fields a record lacks are
 absent, not wrong (older records open), and fields the viewer does not lay out are shown as JSON, escaped.
 Here: the JSON decoding (no NaN, no overflowing number, valid UTF-8: a lone surrogate becomes U+FFFD) and
-the check of the config.json fields the page reads.
+the step budget the page draws curves to (config.json's fields are checked by `artefacts.runs.read_config`).
 """
 
 from __future__ import annotations
@@ -17,27 +17,17 @@ import re
 from typing import Any
 
 from ..printable import valid_text
-from ..records import MAX_DEPTH, fields_problem
+from ..records import MAX_DEPTH
 
-__all__ = ["CONFIG", "MAX_CURVE", "clean_text", "config_problem", "loads"]
+__all__ = ["MAX_CURVE", "budget_problem", "clean_text", "loads"]
 
 #: The largest step budget a config may give: the page draws each progress curve out to the budget.
 MAX_CURVE = 100_000
-#: config.json fields the page reads as more than text, with their types.
-CONFIG: dict[str, Any] = {
-    "max_steps": int | None,
-    "seeds": list[Any] | None,
-    "agents": dict[str, Any] | None,
-    "llm": dict[str, Any] | None,
-}
 
 
-def config_problem(config: Any) -> str | None:
-    """What is wrong with a run's config.json as the page reads it, or None."""
-    if not isinstance(config, dict):
-        return f"expected a JSON object, found {type(config).__name__}"
-    if problem := fields_problem(CONFIG, config, page_safe=True):
-        return problem
+def budget_problem(config: dict[str, Any]) -> str | None:
+    """What is wrong with a run's step budget for the page (its curves are drawn out to it), or None; the
+    config's fields and their types are checked by its one reader (`artefacts.runs.read_config`)."""
     budget = config.get("max_steps")
     if budget is not None and not 0 <= budget <= MAX_CURVE:
         return f"max_steps is {budget}, expected an integer from 0 to {MAX_CURVE}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..artefacts.runs import CONFIG_FILE, RunFolder, RunFolderError, record_problem
 from ..artefacts.runs import read_run as read_run_folder
-from .fields import config_problem, loads
+from .fields import budget_problem, loads
 
 __all__ = ["ViewerError", "ViewerWarning", "read_run"]
 
@@ -34,10 +34,10 @@ def read_run(path: str | Path) -> RunFolder:
     episode already read: the first line counts) with a `ViewerWarning`."""
     check = functools.partial(record_problem, page_safe=True)
     try:
-        run = read_run_folder(path, strict=False, decode=loads, check=check)
+        run = read_run_folder(path, strict=False, decode=loads, check=check, page_safe=True)
     except RunFolderError as exc:
         raise ViewerError(str(exc)) from exc
-    if problem := config_problem(run.config):
+    if problem := budget_problem(run.config):
         raise ViewerError(f"{run.path / CONFIG_FILE}: {problem}")
     for note in run.notes:
         warnings.warn(note, ViewerWarning, stacklevel=2)

@@ -14,6 +14,15 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .pddl_features import (
+    KNOWN_REQUIREMENTS,
+    SUPPORTED,
+    UNSUPPORTED_CONDITIONS,
+    UNSUPPORTED_EFFECTS,
+    UNSUPPORTED_REQUIREMENTS,
+    UNSUPPORTED_SECTIONS,
+)
+
 __all__ = [
     "PDDLError",
     "SizeLimitError",
@@ -313,30 +322,6 @@ def _is_empty_condition(expr) -> bool:
     )
 
 
-#: Requirements of PDDL features outside STRIPS with types: refused by name (the flag alone is enough).
-_UNSUPPORTED_REQUIREMENTS = {
-    ":action-costs": "action costs", ":numeric-fluents": "numeric fluents", ":fluents": "numeric fluents",
-    ":durative-actions": "durative actions", ":duration-inequalities": "durative actions",
-    ":continuous-effects": "continuous effects", ":timed-initial-literals": "timed initial literals",
-    ":derived-predicates": "derived predicates", ":preferences": "preferences", ":constraints": "constraints",
-}
-#: Sections of such features.
-_UNSUPPORTED_SECTIONS = {
-    ":derived": "derived predicates (:derived)", ":durative-action": "durative actions (:durative-action)",
-    ":functions": "numeric functions (:functions)", ":constraints": "constraints (:constraints)",
-}
-#: Forms inside an action: in its effect, or in its precondition.
-_UNSUPPORTED_EFFECTS = {
-    "forall": "universally quantified effects (forall)", "when": "conditional effects (when)",
-    "increase": "numeric effects (increase)", "decrease": "numeric effects (decrease)",
-    "assign": "numeric effects (assign)", "scale-up": "numeric effects (scale-up)",
-    "scale-down": "numeric effects (scale-down)",
-}
-_UNSUPPORTED_CONDITIONS = {
-    "forall": "universal quantification (forall)", "exists": "existential quantification (exists)",
-    "or": "disjunction (or)", "imply": "implication (imply)", "=": "equality (=)",
-}
-_SUPPORTED = "pddlworlds reads STRIPS with types and negative preconditions"
 
 
 def _refuse_forms(expr, unsupported: dict[str, str], where: str, path: Path) -> None:
@@ -345,8 +330,22 @@ def _refuse_forms(expr, unsupported: dict[str, str], where: str, path: Path) -> 
             head = str(item[0]).lower() if item and isinstance(item[0], str) else ""
             if head in unsupported:
                 raise PDDLError(f"not STRIPS: {where} uses {unsupported[head]}, which is not supported; "
-                                f"{_SUPPORTED}", path, getattr(item, "line", None))
+                                f"{SUPPORTED}", path, getattr(item, "line", None))
             _refuse_forms(item, unsupported, where, path)
+
+
+def _refuse_type_cycle(section: list, path: Path) -> None:
+    """Refuse a type declared, through its parents, as its own ancestor (`a - b b - a`), naming the types."""
+    parent = {name: kind for name, kind in _typed_names(section[1:]) if (name, kind) != ("object", "object")}
+    for start, first in parent.items():
+        chain, kind = [start], first
+        while kind in parent and kind not in chain:
+            chain.append(kind)
+            kind = parent[kind]
+        if kind in chain:
+            cycle = " - ".join(chain[chain.index(kind):] + [kind])
+            raise PDDLError(f"the types form a cycle ({cycle}): a type cannot be its own ancestor", path,
+                            getattr(section, "line", None))
 
 
 def check_domain_features(define: list, path: Path) -> None:
@@ -358,15 +357,20 @@ def check_domain_features(define: list, path: Path) -> None:
         line = getattr(section, "line", None)
         if name == ":requirements":
             for flag in section[1:]:
-                what = _UNSUPPORTED_REQUIREMENTS.get(str(flag).lower())
+                what = UNSUPPORTED_REQUIREMENTS.get(str(flag).lower())
                 if what:
-                    raise PDDLError(f"not STRIPS: requirement {flag} ({what}) is not supported; {_SUPPORTED}", path, line)
-        elif name in _UNSUPPORTED_SECTIONS:
-            raise PDDLError(f"not STRIPS: {_UNSUPPORTED_SECTIONS[name]} are not supported; {_SUPPORTED}", path, line)
+                    raise PDDLError(f"not STRIPS: requirement {flag} ({what}) is not supported; {SUPPORTED}", path, line)
+                if str(flag).lower() not in KNOWN_REQUIREMENTS:
+                    raise PDDLError(f"unknown requirement {_write_sexpr(flag) if isinstance(flag, list) else flag}: "
+                                    f"PDDL has no such requirement; {SUPPORTED}", path, line)
+        elif name == ":types":
+            _refuse_type_cycle(section, path)
+        elif name in UNSUPPORTED_SECTIONS:
+            raise PDDLError(f"not STRIPS: {UNSUPPORTED_SECTIONS[name]} are not supported; {SUPPORTED}", path, line)
         elif name == ":action":
             action = section[1] if len(section) > 1 and isinstance(section[1], str) else "?"
             keys = [str(e).lower() if isinstance(e, str) else None for e in section]
-            for key, unsupported in ((":effect", _UNSUPPORTED_EFFECTS), (":precondition", _UNSUPPORTED_CONDITIONS)):
+            for key, unsupported in ((":effect", UNSUPPORTED_EFFECTS), (":precondition", UNSUPPORTED_CONDITIONS)):
                 if key in keys and keys.index(key) + 1 < len(section):
                     body = section[keys.index(key) + 1]
                     _refuse_forms([body], unsupported, f"the {key[1:]} of action {action!r}", path)
@@ -398,11 +402,11 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
     body = goals[0][1:]
     if not body or all(_is_empty_condition(e) for e in body):
         raise PDDLError("the goal is empty: it names no condition", path, getattr(goals[0], "line", None))
-    _refuse_forms(body, _UNSUPPORTED_CONDITIONS, "the goal", path)
+    _refuse_forms(body, UNSUPPORTED_CONDITIONS, "the goal", path)
     for section in define:
         if _section(section) in (":metric", ":constraints"):
             raise PDDLError(
-                f"not STRIPS: {_section(section)} is not supported; {_SUPPORTED}", path, getattr(section, "line", None)
+                f"not STRIPS: {_section(section)} is not supported; {SUPPORTED}", path, getattr(section, "line", None)
             )
 
 

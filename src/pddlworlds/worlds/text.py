@@ -48,6 +48,12 @@ _SLOT = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
 
 
+def quoted(text: str, limit: int = 200) -> str:
+    """`text` quoted for a message, cut after `limit` characters: an action echoed back whole could make an
+    observation longer than the observation space allows (the space leaves room for one action's length)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case words of an action text; punctuation and brackets are separators."""
     return [t.strip("-") for t in _TOKEN.findall(text.lower()) if t.strip("-")]
@@ -228,7 +234,7 @@ class ActionParser:
         if not words:
             return ParseError("empty", "The action is empty. " + self.verbs_hint())
         joined = " ".join(words)
-        shown = repr(joined if len(joined) <= 200 else joined[:200] + "...")
+        shown = quoted(joined)
         negation = self._negation(words)
         if negation is not None:
             return ParseError(
@@ -374,7 +380,7 @@ class ActionParser:
         if len(names) < arity and unknown:
             return ParseError(
                 "unknown_object",
-                f"Unknown object {unknown[0]!r} in {shown}. Objects are: "
+                f"Unknown object {quoted(unknown[0], 50)} in {shown}. Objects are: "
                 + ", ".join(sorted(self.objects, key=natural_key)) + ".",
             )
         if len(names) != arity:
