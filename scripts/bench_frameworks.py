@@ -4,9 +4,10 @@
 
 Starts `pddlworlds env-server` on 127.0.0.1 (a process of this script, ended with it), then for each
 session count plays the same seeded action sequences (valid actions mostly, some listings and invalid
-texts, a new episode whenever one ends) three ways: in process on `gym.make` environments (one after
+texts, a new episode whenever one ends) two ways: in process on `gym.make` environments (one after
 another, step by step), and through the server with that many OpenEnv clients at once (asyncio, one
-WebSocket session each). Reports steps per second of all sessions together.
+WebSocket session each). Reports steps per second of all sessions together. Both sides first reset every
+problem of the split once, untimed: a process grounds each problem once, on first use.
 """
 
 from __future__ import annotations
@@ -92,6 +93,23 @@ async def _session(url: str, domain: str, script: Script) -> None:
                 await client.step(action)
 
 
+async def _warm(url: str, domain: str) -> None:
+    from pddlworlds.frameworks.openenv_client import PDDLWorldsClient
+
+    async with PDDLWorldsClient(base_url=url) as client:
+        for problem in get_domain(domain).problems():
+            await client.reset(domain=domain, problem=problem)
+
+
+def warm(url: str, domain: str) -> None:
+    """Ground every problem once in this process and in the server's (their first reset builds the world)."""
+    env = gym.make(env_id(domain))
+    for problem in get_domain(domain).problems():
+        env.reset(options={"problem": problem})
+    env.close()
+    asyncio.run(_warm(url, domain))
+
+
 def served(url: str, domain: str, scripts: list[Script]) -> float:
     async def everyone() -> None:
         await asyncio.gather(*(_session(url, domain, s) for s in scripts))
@@ -117,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     command = pddlworlds_command("env-server", "--port", str(port), "--max-sessions", str(max(counts)), "--domain", domain)
     rows: list[tuple[str, int, int, float]] = []
     with started(command, f"{url}/health"):
+        warm(url, domain)
         ways: list[tuple[str, Callable[[list[Script]], float]]] = [
             ("in-process Gymnasium", lambda s: in_process(domain, s)),
             ("OpenEnv server (WebSocket)", lambda s: served(url, domain, s)),

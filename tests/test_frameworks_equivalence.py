@@ -81,7 +81,7 @@ def inspect_turns(tmp_path, domain: str, problem: str, actions: list[str], optio
     from inspect_ai.log import read_eval_log
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-    from pddlworlds.frameworks.inspect_task import STORE_KEY, pddlworlds
+    from pddlworlds.frameworks import inspect_task
 
     outputs = []
     for action in actions:
@@ -90,11 +90,11 @@ def inspect_turns(tmp_path, domain: str, problem: str, actions: list[str], optio
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no token counting offline
         outputs.append(output)
     model = get_model("mockllm/model", custom_outputs=outputs)
-    task = pddlworlds(domain=domain, problems=problem, seed=SEED, **options)
+    task = inspect_task.pddlworlds(domain=domain, problems=problem, seed=SEED, **options)
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     sample = read_eval_log(log.location).samples[0]  # the log as written, read back
-    return sample.store[STORE_KEY]["turns"]
+    return sample.store[inspect_task.STORE_KEY]["turns"]
 
 
 def differences(expected: list[dict], got: list[dict], where: str) -> list[str]:

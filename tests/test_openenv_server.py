@@ -22,7 +22,7 @@ from pddlworlds.registration import env_id
 
 pytest.importorskip("openenv.core", reason="the OpenEnv adapter needs the openenv extra (scripts/setup.sh installs it)")
 
-from pddlworlds.frameworks.openenv_client import PDDLWorldsClient, turn_of  # noqa: E402
+from pddlworlds.frameworks.openenv_client import PDDLWorldsClient, turn_of
 
 DOMAIN = "gripper"
 SESSIONS = 16

@@ -48,7 +48,7 @@ class EpisodeOptions:
     def __post_init__(self) -> None:
         for name in ("domain", "split", "profile", "reward"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")
+                raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")  # noqa: TRY004 - every bad option is one ValueError line
         object.__setattr__(self, "domain", get_domain(self.domain).name)
         get_domain(self.domain).problems(self.split)  # an unknown split or a path: refused, naming the splits
         get_profile(self.profile)
@@ -122,7 +122,7 @@ def check_action_text(text: object) -> str:
     characters); else a ValueError saying which. For callers across a process boundary: the Gymnasium
     environment itself plays longer texts too."""
     if not isinstance(text, str):
-        raise ValueError(f"an action is a text, not {type(text).__name__}")
+        raise ValueError(f"an action is a text, not {type(text).__name__}")  # noqa: TRY004 - a refused request, as the others
     if len(text) > ACTION_MAX_LENGTH:
         raise ValueError(f"the action is {len(text):,} characters long; at most {ACTION_MAX_LENGTH:,} are accepted")
     return text

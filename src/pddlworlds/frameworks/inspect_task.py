@@ -44,7 +44,7 @@ try:
 except ImportError as exc:  # the optional extra is not installed
     raise missing_extra("inspect", exc) from exc
 
-from pddlworlds.frameworks.inspect_model import InspectLLM  # noqa: E402 - after the extra's check
+from pddlworlds.frameworks.inspect_model import InspectLLM
 
 __all__ = ["INSPECT_AGENT", "SCORES", "STORE_KEY", "StepLog", "barman", "blocksworld", "gripper", "pddlworlds", "tyreworld"]
 
@@ -152,7 +152,7 @@ def check_valid_actions_tool(log: StepLog) -> Tool:
 
 @solver
 def play(agent: str = INSPECT_AGENT, options: dict[str, Any] | None = None, example: bool | None = None,
-         max_tokens: int | None = None):  # noqa: ANN201 - Inspect's decorator types it
+         max_tokens: int | None = None):  # Inspect's decorator gives the solver its type
     """Play the sample's problem with `agent`; the episode goes into the sample's store."""
     base = EpisodeOptions().updated(options or {})
 
@@ -223,7 +223,7 @@ def mean_of_known() -> Metric:
 
 
 @scorer(metrics={name: [mean_of_known()] for name in SCORES})
-def episode_scores(max_steps: int = DEFAULT_MAX_EPISODE_STEPS):  # noqa: ANN201 - Inspect's decorator types it
+def episode_scores(max_steps: int = DEFAULT_MAX_EPISODE_STEPS):  # Inspect's decorator types it
     """Our evaluation's per-episode numbers for the episode in the sample's store."""
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -145,7 +145,7 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
     ) -> PDDLWorldsObservation:
         show = options.pop("show_valid_actions", False)
         if not isinstance(show, bool):
-            raise ValueError(f"show_valid_actions must be true or false, not {show!r}")
+            raise ValueError(f"show_valid_actions must be true or false, not {show!r}")  # noqa: TRY004 - a bad option
         chosen = self.defaults.updated({**options, "seed": seed})
         turn = self._episode.reset(chosen)  # refused options leave the session's episode as it was
         self._show_valid_actions, self._episode_id = show, episode_id

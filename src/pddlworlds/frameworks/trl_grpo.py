@@ -120,7 +120,7 @@ def grpo_example(
         output_dir=str(out_dir), max_steps=steps, per_device_train_batch_size=batch, num_generations=generations,
         max_completion_length=max_completion_length, max_tool_calling_iterations=max_tool_calls,
         learning_rate=1e-4, logging_steps=1, report_to=[], save_strategy="no", use_cpu=True, bf16=False,
-        seed=seed, shuffle_dataset=False, disable_tqdm=True,
+        seed=seed, shuffle_dataset=False, disable_tqdm=True, gradient_checkpointing=False,
     )
     lora = peft.LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
 

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["free_port", "pddlworlds_command", "source_env", "started"]
 
@@ -41,30 +42,33 @@ def started(command: Sequence[str], ready_url: str, timeout_s: float = 180.0) ->
     """`command` running until the block ends, once `ready_url` answers 200; its stderr goes to a file
     (a pipe nobody reads could fill and stall it), quoted should it exit first. Terminated (then killed)
     at the end."""
-    log = tempfile.TemporaryFile(mode="w+", prefix="pddlworlds-server-")
-    proc = subprocess.Popen(list(command), env=source_env(), stdout=subprocess.DEVNULL, stderr=log, text=True)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"{' '.join(command[2:])} exited with {proc.returncode}: {log.read()[-2000:]}")
-            try:
-                with urllib.request.urlopen(ready_url, timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{ready_url} did not answer within {timeout_s:g} s")
-            time.sleep(0.2)
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
+    with tempfile.TemporaryFile(mode="w+", prefix="pddlworlds-server-") as log:
+        proc = subprocess.Popen(list(command), env=source_env(), stdout=subprocess.DEVNULL, stderr=log, text=True)
+        try:
+            _wait_until_ready(proc, log, command, ready_url, timeout_s)
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def _wait_until_ready(proc: subprocess.Popen[str], log: Any, command: Sequence[str], url: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"{' '.join(command[2:])} exited with {proc.returncode}: {log.read()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer within {timeout_s:g} s")
+        time.sleep(0.2)
