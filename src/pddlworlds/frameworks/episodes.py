@@ -49,8 +49,9 @@ class EpisodeOptions:
         for name in ("domain", "split", "profile", "reward"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")  # noqa: TRY004 - every bad option is one ValueError line
-        object.__setattr__(self, "domain", get_domain(self.domain).name)
-        get_domain(self.domain).problems(self.split)  # an unknown split or a path: refused, naming the splits
+        domain = get_domain(self.domain)
+        object.__setattr__(self, "domain", domain.name)
+        domain.problems(self.split)  # an unknown split or a path: refused, naming the splits
         get_profile(self.profile)
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {self.reward!r}")
@@ -164,7 +165,8 @@ class Episode:
         return self.last
 
     def valid_actions(self) -> list[str]:
-        """The executable actions now, without taking a step (the listing `check valid actions` gives)."""
+        """The executable actions now, in the text the parser accepts, without taking a step
+        (`PDDLTextEnv.valid_actions`)."""
         if self.last is None:
             raise EpisodeOver("no episode has started: reset first")
         return list(self._env.unwrapped.valid_actions())
