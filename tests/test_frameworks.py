@@ -68,8 +68,9 @@ def test_registry_names_each_framework_adapter() -> None:
 def test_a_missing_extra_names_the_extra_to_install(monkeypatch) -> None:
     for name in [m for m in sys.modules if m.startswith("pddlworlds.frameworks.openenv")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "openenv", None)  # as if openenv-core were not installed
-    monkeypatch.setitem(sys.modules, "openenv.core", None)
+    loaded = [m for m in sys.modules if m == "openenv" or m.startswith("openenv.")]
+    for name in {"openenv", "openenv.core", *loaded}:  # as if openenv-core were not installed
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError, match=r"the openenv adapter needs openenv.core .*pip install 'pddlworlds\[openenv\]'"):
         importlib.import_module("pddlworlds.frameworks.openenv_env")
 
