@@ -170,3 +170,16 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], tuple[int, str
         return code, out.getvalue(), err.getvalue()
 
     return run
+
+
+@pytest.fixture(scope="session")
+def env_server() -> Iterator[str]:
+    """The base URL of one `pddlworlds env-server` (OpenEnv) process on 127.0.0.1 for the session, at most
+    16 sessions at once; skipped without the openenv extra."""
+    pytest.importorskip("openenv.core", reason="the OpenEnv server needs the openenv extra (scripts/setup.sh installs it)")
+    from pddlworlds.testing.servers import free_port, pddlworlds_command, started
+
+    port = free_port()
+    command = pddlworlds_command("env-server", "--port", str(port), "--max-sessions", "16")
+    with started(command, f"http://127.0.0.1:{port}/health"):
+        yield f"http://127.0.0.1:{port}"

@@ -359,6 +359,28 @@ def test_initial_progress_is_paid_on_the_first_step(make_env) -> None:
     assert reward == 0.0
 
 
+def test_success_reward_pays_once_on_reaching_the_goal(make_env) -> None:
+    """`reward="success"`: nothing for partial progress (not even the goal condition true at reset), 1.0 on
+    the step that reaches the goal, so the return is the success; the same actions under the default reward
+    pay the progress."""
+    plan = ["(unstack b4 b1)", "(putdown b4)", "(unstack b1 b2)", "(stack b1 b4)", "(unstack b2 b3)",
+            "(putdown b2)", "(unstack b1 b4)", "(stack b1 b3)"]  # planners/blocksworld/problem5.plan
+    success, progress = make_env("blocksworld", reward="success"), make_env("blocksworld")
+    _, info = success.reset(options={"problem": "problem5"})
+    progress.reset(options={"problem": "problem5"})
+    assert info["progress"] == 0.5 and success.unwrapped.reward_mode == "success"
+    rewards, paid = [], []
+    for action in plan:
+        _, reward, terminated, _, info = success.step(action)
+        rewards.append(reward)
+        paid.append(progress.step(action)[1])
+    assert terminated and info["success"]
+    assert rewards == [0.0] * (len(plan) - 1) + [1.0]
+    assert paid[0] == 0.5 and sum(paid) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="reward must be one of progress, success, not 'sparse'"):
+        make_env("blocksworld", reward="sparse")
+
+
 PLANS = {
     ("blocksworld", "problem1"): [
         "unstack b2 from b3",

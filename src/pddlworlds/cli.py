@@ -6,6 +6,7 @@
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
     pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
     pddlworlds serve [--port 8000]       the embedded model behind an OpenAI-compatible server
+    pddlworlds env-server [--port 8001]  pddlworlds episodes as an OpenEnv environment server
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import sys
 
 from .evaluation.cli import add_eval_parsers
+from .frameworks.cli import add_parsers as add_framework_parsers
 from .llm.cli import add_parsers as add_serve_parsers
 from .planning.cli import add_plan_parsers
 from .tables import add_format_option
@@ -91,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_view_parsers(sub)
     add_train_parsers(sub)
     add_serve_parsers(sub)
+    add_framework_parsers(sub)
     return parser
 
 

@@ -22,6 +22,7 @@ from .worlds.world import World
 
 __all__ = [
     "ACTION_MAX_LENGTH",
+    "REWARDS",
     "SOLVED_AT_RESET",
     "ObservationText",
     "PDDLTextEnv",
@@ -32,6 +33,9 @@ __all__ = [
 
 #: Longest action text the action space admits; longer texts are still handled (truncated in messages).
 ACTION_MAX_LENGTH = 1024
+#: What the reward pays: "progress" (its increase, so the return is the episode's progress rate) or
+#: "success" (1.0 on the step that reaches the goal, else 0.0, so the return is the episode's success).
+REWARDS = ("progress", "success")
 #: `info["action_kind"]` of a step taken in an episode whose goal already held at reset.
 SOLVED_AT_RESET = "goal held at reset"
 GOAL_HELD_AT_RESET = "The goal already held at the start, so the episode is over; nothing was done."
@@ -171,7 +175,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     The increase of the best progress so far (fraction of goal conditions that hold), so the return of an
     episode equals its progress rate; the first step also pays the goal conditions the initial state
     already satisfies (not under `profile="agentboard"`, whose progress starts at 0). Progress only rises
-    after an action that changed the state.
+    after an action that changed the state. With `reward="success"`, 1.0 on the step that reaches the goal
+    and 0.0 otherwise, so the return is the episode's success (the sparse reward of RL setups).
 
     ## Episode End
     Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
@@ -195,7 +200,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.worlds.agentboard.world`);
     its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
     refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
-    `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path.
+    `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path. `reward`:
+    "progress" (default) or "success" (see Rewards).
 
     ## Version History
     * v0: initial release.
@@ -219,8 +225,12 @@ class PDDLTextEnv(gym.Env[str, str]):
         max_file_bytes: int = MAX_PDDL_BYTES,
         profile: str = DEFAULT_PROFILE,
         allow_impossible: bool = False,
+        reward: str = "progress",
     ):
         self.profile = get_profile(profile)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        self.reward_mode = reward
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
@@ -278,7 +288,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self.state: int = first.initial_state
         self._step = 0
         self._best = 0.0
-        self._paid = 0.0  # reward paid so far this episode; the first step also pays the initial progress
+        self._paid = 0.0  # reward paid so far this episode (`_pay`); the first step pays the initial progress
         self._solved_at_reset = False
         self._last_observation = ""
         self.allow_impossible = bool(allow_impossible)
@@ -364,8 +374,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._step += 1
         if changed:  # progress is only raised by an action that changed the state (AgentBoard's rule too)
             self._best = max(self._best, self.world.task.progress(self.state))
-        reward = self._best - self._paid  # so the return equals the best progress, initial goals included
-        self._paid = self._best
+        reward = self._pay()
         self._last_observation = outcome.observation
         info = self._info(outcome.valid, outcome.kind, outcome.action, outcome.error)
         if outcome.valid_actions is not None:
@@ -380,8 +389,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         terminates with success (an action that would break the goal is never applied)."""
         self._step += 1
         self._best = 1.0  # the goal holds (a profile that starts progress at 0 reaches it here)
-        reward = self._best - self._paid
-        self._paid = self._best
+        reward = self._pay()
         self._last_observation = GOAL_HELD_AT_RESET
         info = self._info(valid=True, kind=SOLVED_AT_RESET, action=None, error=None)
         if self.render_mode == "human":
@@ -394,13 +402,19 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._claimed = True
         if self._solvable(self.world.name) is False:
             self._best = 1.0
-        reward = self._best - self._paid
-        self._paid = self._best
+        reward = self._pay()
         self._last_observation = CLAIM_OBSERVATION
         info = self._info(True, IMPOSSIBLE_ACTION, IMPOSSIBLE_ACTION, None)
         if self.render_mode == "human":
             self.render()
         return CLAIM_OBSERVATION, float(reward), True, False, info
+
+    def _pay(self) -> float:
+        """The reward of the step just taken: what the episode has earned so far (its best progress, or
+        1.0 once it succeeded) less what was paid, so the return equals the final progress or success."""
+        earned = self._best if self.reward_mode == "progress" else float(self._best >= 1.0)
+        reward, self._paid = earned - self._paid, earned
+        return reward
 
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
         extra = {"claimed_impossible": self._claimed} if self.allow_impossible else {}

@@ -114,7 +114,10 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
         path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attention
     )
     tokenizer = auto_tok.from_pretrained(path.parent, gguf_file=path.name)
-    # save_pretrained refuses a model that still names its GGUF quantizer; the weights are floats now.
+    # The weights are floats now: drop transformers' record of the GGUF quantizer, all of it (save_pretrained
+    # refuses a model that names one; Trainer-based training, TRL's among it, refuses one flagged quantized).
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer.remove_quantization_config(model)  # also clears the model's `is_quantized`
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config

@@ -1,0 +1,80 @@
+"""`pddlworlds env-server`: the OpenEnv environment server (see `frameworks.openenv_env`).
+
+This module imports only the standard library and the catalogue at import time: the main CLI builds its
+parser for every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
+from ..worlds.profiles import DEFAULT_PROFILE
+from . import DEFAULT_MAX_SESSIONS
+
+__all__ = ["add_parsers", "cmd_env_server"]
+
+DEFAULT_PORT = 8001
+
+
+def cmd_env_server(args: argparse.Namespace) -> int:
+    from .episodes import EpisodeOptions
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
+    if not 1 <= args.max_sessions <= 4096:
+        raise ValueError(f"--max-sessions must be between 1 and 4096, not {args.max_sessions}")
+    if args.session_timeout is not None and args.session_timeout <= 0:
+        raise ValueError(f"--session-timeout must be a positive number of seconds, not {args.session_timeout}")
+    defaults = EpisodeOptions(
+        domain=args.domain, split=args.split, profile=args.profile, problem=args.problem,
+        max_steps=args.max_steps, reward=args.reward, observation_mode=args.observation_mode,
+    )
+    if defaults.problem is not None:  # checked now, not at the first reset
+        from ..worlds.catalogue import get_domain
+
+        get_domain(defaults.domain).problem_file(defaults.problem, defaults.split)
+    try:
+        from .openenv_env import serve
+    except ImportError as exc:
+        print(f"pddlworlds env-server: error: {exc}", file=sys.stderr)
+        return 2
+
+    def ready(url: str) -> None:
+        print(f"pddlworlds env-server: serving {defaults.domain} ({defaults.split}) at {url}, WebSocket "
+              f"{url.replace('http', 'ws', 1)}/ws, at most {args.max_sessions} sessions (Ctrl-C stops it)",
+              file=sys.stderr, flush=True)
+
+    serve(args.host, args.port, defaults, args.max_sessions, args.session_timeout, on_ready=ready)
+    return 0
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `env-server` to the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "env-server",
+        help="serve pddlworlds episodes as an OpenEnv environment (HTTP and WebSocket)",
+        description="Serve pddlworlds as an OpenEnv environment: each WebSocket session plays episodes whose "
+        "domain, split, profile and problem its reset chooses (these options are the defaults). Clients: "
+        "pddlworlds.frameworks.openenv_client.PDDLWorldsClient, or any OpenEnv client. Needs the openenv "
+        "extra: pip install 'pddlworlds[openenv]'.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    p.add_argument("--max-sessions", type=int, default=DEFAULT_MAX_SESSIONS,
+                   help=f"concurrent sessions; one more is refused with CAPACITY_REACHED (default: {DEFAULT_MAX_SESSIONS})")
+    p.add_argument("--session-timeout", type=float, default=None, metavar="SECONDS",
+                   help="close a session idle this long (default: never)")
+    p.add_argument("--domain", default="blocksworld", help="default domain (default: blocksworld)")
+    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"default split (default: {DEFAULT_SPLIT})")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"default profile (default: {DEFAULT_PROFILE})")
+    p.add_argument("--problem", default=None, help="default problem (default: picked by the reset's seed)")
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS,
+                   help=f"default step budget (default: {DEFAULT_MAX_EPISODE_STEPS})")
+    p.add_argument("--reward", default="progress", choices=["progress", "success"],
+                   help="default reward: the increase of progress, or 1.0 on success (default: progress)")
+    p.add_argument("--observation-mode", default=None, choices=["full", "changes"],
+                   help="default observation mode (default: the domain's)")
+    p.set_defaults(func=cmd_env_server)

@@ -1,0 +1,177 @@
+"""One episode of a shipped domain, its problem chosen when it starts: what every framework adapter plays.
+
+OpenEnv, TRL and Inspect each want an environment whose domain, split and problem are picked at reset
+(every rollout of a GRPO group starting from the same problem), not when it is built. `Episode` is that,
+over the Gymnasium environment itself (`gym.make("pddlworlds/<Domain>-v0", ...)`, the same wrappers
+included), so an adapter's observations, rewards and ends are the Gymnasium ones by construction.
+`EpisodeOptions` are the reset's choices, checked once with one-line errors naming the bad option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..env import ACTION_MAX_LENGTH, REWARDS, StepInfo
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
+from ..worlds.profiles import DEFAULT_PROFILE, get_profile
+from ..worlds.text import OBSERVATION_MODES
+
+__all__ = ["Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env", "reset_kwargs"]
+
+#: The most steps an episode may be given (a bound on what a remote caller can ask a session to hold).
+MAX_STEPS_LIMIT = 10_000
+
+
+class EpisodeOver(ValueError):
+    """A step sent to an episode that has ended (or never started): reset first."""
+
+
+@dataclass(frozen=True)
+class EpisodeOptions:
+    """What a reset chooses. `problem` names a problem of the split; without it `seed` picks one (the
+    Gymnasium environment's seeded choice), so equal seeds give equal problems. `reward`: "progress" (the
+    increase of progress; the return is the progress rate) or "success" (1.0 on reaching the goal).
+    `observation_mode`: None for the domain's default ("full" or "changes")."""
+
+    domain: str = "blocksworld"
+    split: str = DEFAULT_SPLIT
+    profile: str = DEFAULT_PROFILE
+    problem: str | None = None
+    seed: int | None = None
+    max_steps: int = DEFAULT_MAX_EPISODE_STEPS
+    reward: str = "progress"
+    observation_mode: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("domain", "split", "profile", "reward"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")  # noqa: TRY004 - every bad option is one ValueError line
+        domain = get_domain(self.domain)
+        object.__setattr__(self, "domain", domain.name)
+        domain.problems(self.split)  # an unknown split or a path: refused, naming the splits
+        get_profile(self.profile)
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {self.reward!r}")
+        if self.problem is not None and not isinstance(self.problem, str):
+            raise ValueError(f"problem must be a problem name, not {type(self.problem).__name__}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"seed must be a whole number of at least 0, not {self.seed!r}")
+        steps = self.max_steps
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS_LIMIT:
+            raise ValueError(f"max_steps must be a whole number from 1 to {MAX_STEPS_LIMIT}, not {steps!r}")
+        if self.observation_mode is not None and self.observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, not {self.observation_mode!r}")
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    def updated(self, changes: Mapping[str, Any]) -> EpisodeOptions:
+        """These options with `changes` (None values left out); an unknown name is refused, listing the known."""
+        unknown = sorted(set(changes) - set(self.names()))
+        if unknown:
+            raise ValueError(f"unknown reset option {unknown[0]!r}; options: {', '.join(self.names())}")
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset)."""
+        kwargs: dict[str, Any] = {"split": self.split, "max_episode_steps": self.max_steps}
+        if self.profile != DEFAULT_PROFILE:
+            kwargs["profile"] = self.profile
+        if self.reward != "progress":
+            kwargs["reward"] = self.reward
+        if self.observation_mode is not None:
+            kwargs["observation_mode"] = self.observation_mode
+        return kwargs
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a reset (reward 0.0, not ended) or a step gave: the Gymnasium environment's five values."""
+
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: StepInfo
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+
+def make_env(options: EpisodeOptions) -> Any:
+    """The Gymnasium environment these options play: `gym.make` of the domain's id, with its wrappers
+    (the step budget among them); the problem is chosen at its reset (`reset_kwargs`)."""
+    import gymnasium as gym
+
+    from ..registration import env_id
+
+    return gym.make(env_id(options.domain), **options.env_kwargs())
+
+
+def reset_kwargs(options: EpisodeOptions) -> dict[str, Any]:
+    """`env.reset` keywords: the seed, and the problem when one is named."""
+    return {"seed": options.seed, "options": {"problem": options.problem} if options.problem is not None else None}
+
+
+def check_action_text(text: object) -> str:
+    """`text` if it is an action the action space admits (a string of at most `ACTION_MAX_LENGTH`
+    characters); else a ValueError saying which. For callers across a process boundary: the Gymnasium
+    environment itself plays longer texts too."""
+    if not isinstance(text, str):
+        raise ValueError(f"an action is a text, not {type(text).__name__}")  # noqa: TRY004 - a refused request, as the others
+    if len(text) > ACTION_MAX_LENGTH:
+        raise ValueError(f"the action is {len(text):,} characters long; at most {ACTION_MAX_LENGTH:,} are accepted")
+    return text
+
+
+class Episode:
+    """Episodes played one at a time on one Gymnasium environment per set of options (made again only when
+    a reset changes the domain, split, profile, reward, budget or observation mode)."""
+
+    def __init__(self) -> None:
+        self._env: Any = None
+        self._made_for: tuple[Any, ...] | None = None
+        self.options: EpisodeOptions | None = None
+        self.last: Turn | None = None
+
+    @property
+    def env(self) -> Any:
+        """The Gymnasium environment of the current episode (None before the first reset)."""
+        return self._env
+
+    def reset(self, options: EpisodeOptions) -> Turn:
+        """Start an episode; a refused option leaves the episode under way as it was."""
+        key = (options.domain, *sorted(options.env_kwargs().items()))
+        env = self._env if key == self._made_for else make_env(options)
+        observation, info = env.reset(**reset_kwargs(options))  # an unknown problem raises here
+        if env is not self._env and self._env is not None:
+            self._env.close()
+        self._env, self._made_for, self.options = env, key, options
+        self.last = Turn(observation, 0.0, False, False, info)
+        return self.last
+
+    def step(self, text: str) -> Turn:
+        if self.last is None:
+            raise EpisodeOver("no episode has started: reset first")
+        if self.last.done:
+            raise EpisodeOver(f"the episode is over after {self.last.info['step']} steps: reset to start another")
+        observation, reward, terminated, truncated, info = self._env.step(text)
+        self.last = Turn(observation, float(reward), bool(terminated), bool(truncated), info)
+        return self.last
+
+    def valid_actions(self) -> list[str]:
+        """The executable actions now, in the text the parser accepts, without taking a step
+        (`PDDLTextEnv.valid_actions`)."""
+        if self.last is None:
+            raise EpisodeOver("no episode has started: reset first")
+        return list(self._env.unwrapped.valid_actions())
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.close()
+        self._env, self._made_for, self.last = None, None, None

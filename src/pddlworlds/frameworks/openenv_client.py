@@ -1,0 +1,108 @@
+"""The OpenEnv client of `pddlworlds env-server`, for plain Python, asyncio, and the TRL environment.
+
+    from pddlworlds.frameworks.openenv_client import PDDLWorldsClient
+    with PDDLWorldsClient(base_url="http://127.0.0.1:8001").sync() as env:
+        result = env.reset(domain="gripper", problem="prob01")
+        result = env.step("pick up ball1 at rooma with arm left")   # or PDDLWorldsAction(text=...)
+        result.observation.text, result.reward, result.done, result.observation.progress
+
+`PDDLWorldsClient` is an OpenEnv `EnvClient` (async; `.sync()` wraps it), one WebSocket session per
+client. `RemoteEpisode` plays the same episodes as `episodes.Episode` does in process, giving the same
+`Turn`s, so the TRL environment can run on either.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import missing_extra
+from .episodes import EpisodeOptions, EpisodeOver, Turn
+from .openenv_env import PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState
+
+try:
+    from openenv.core.client_types import StepResult
+    from openenv.core.env_client import EnvClient
+    from websockets.exceptions import ConnectionClosed
+except ImportError as exc:  # the optional extra is not installed
+    raise missing_extra("openenv", exc) from exc
+
+__all__ = ["PDDLWorldsClient", "RemoteEpisode", "turn_of"]
+
+
+class PDDLWorldsClient(EnvClient[PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState]):
+    """A session on a pddlworlds OpenEnv server. `step` takes a `PDDLWorldsAction` or the text itself; a
+    server error (a bad option, a refused action, a full server) raises RuntimeError with its message."""
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        """OpenEnv's exchange; when the server closed the session first (a full server sends its
+        CAPACITY_REACHED error as soon as the connection opens, then closes it), that error is raised
+        rather than the closed connection."""
+        try:
+            return await super()._send_and_receive(message)
+        except ConnectionClosed as closed:
+            try:
+                pending = json.loads(await self._ws.recv()) if self._ws is not None else {}
+            except (ConnectionClosed, ValueError):
+                pending = {}
+            data = pending.get("data", {}) if pending.get("type") == "error" else {}
+            if not data:
+                raise RuntimeError(f"the server closed the session ({closed})") from closed
+            raise RuntimeError(f"Server error: {data.get('message')} (code: {data.get('code')})") from closed
+
+    def _step_payload(self, action: PDDLWorldsAction | str) -> dict[str, Any]:
+        if isinstance(action, str):
+            return {"text": action}
+        return action.model_dump(exclude={"metadata"})
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[PDDLWorldsObservation]:
+        observation = PDDLWorldsObservation(
+            **payload.get("observation", {}), done=payload.get("done", False), reward=payload.get("reward")
+        )
+        return StepResult(observation=observation, reward=payload.get("reward"), done=bool(payload.get("done")))
+
+    def _parse_state(self, payload: dict[str, Any]) -> PDDLWorldsState:
+        return PDDLWorldsState(**payload)
+
+
+def turn_of(observation: PDDLWorldsObservation) -> Turn:
+    """A server observation as the `Turn` the in-process `Episode` gives (its info keys included)."""
+    info: dict[str, Any] = {
+        "domain": observation.domain, "split": observation.split, "problem": observation.problem,
+        "goal": observation.goal, "step": observation.step, "progress": observation.progress,
+        "success": observation.success, "action_valid": observation.action_valid,
+        "action_kind": observation.action_kind, "action": observation.action, "error": observation.error,
+        "optimal_length": observation.optimal_length, "profile": observation.profile,
+        "solvable": observation.solvable,
+    }
+    if observation.valid_actions is not None and observation.action_kind == "check valid actions":
+        info["valid_actions"] = list(observation.valid_actions)
+    reward = float(observation.reward) if observation.reward is not None else 0.0
+    return Turn(observation.text, reward, observation.terminated, observation.truncated, info)  # type: ignore[arg-type]
+
+
+class RemoteEpisode:
+    """`episodes.Episode`'s interface over a server session (synchronous; one WebSocket per instance)."""
+
+    def __init__(self, base_url: str, **client_options: Any) -> None:
+        self._client = PDDLWorldsClient(base_url=base_url, **client_options).sync()
+        self._client.connect()
+        self.options: EpisodeOptions | None = None
+        self.last: Turn | None = None
+
+    def reset(self, options: EpisodeOptions) -> Turn:
+        values = {k: v for k, v in vars(options).items() if v is not None}
+        self.last = turn_of(self._client.reset(**values).observation)
+        self.options = options
+        return self.last
+
+    def step(self, text: str) -> Turn:
+        if self.last is None:
+            raise EpisodeOver("no episode has started: reset first")
+        if self.last.done:
+            raise EpisodeOver(f"the episode is over after {self.last.info['step']} steps: reset to start another")
+        self.last = turn_of(self._client.step(text).observation)
+        return self.last
+
+    def close(self) -> None:
+        self._client.close()

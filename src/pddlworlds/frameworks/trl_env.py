@@ -1,0 +1,83 @@
+"""The TRL environment: the class `GRPOTrainer(environment_factory=...)` builds one of per rollout.
+
+    from trl import GRPOTrainer
+    from pddlworlds.frameworks.trl_env import PDDLWorldsToolEnv
+    trainer = GRPOTrainer(model=..., environment_factory=lambda: PDDLWorldsToolEnv(domain="blocksworld"), ...)
+
+TRL calls `reset(**example)` with the dataset row of each rollout (its `domain`, `split`, `problem`,
+`seed`, ... columns choose the episode; other columns are left alone) and appends the returned text, the
+goal and the first observation, to the prompt. Every public method but `reset` and `get_reward` becomes a
+tool the model can call, described by its docstring: `act(action)` takes one step, `check_valid_actions()`
+lists the executable actions (one step too, as in the environment). `get_reward()` is the episode's
+progress, or its success with `reward="success"`: the return of the Gymnasium episode either way.
+
+With `base_url`, the episodes are played on a `pddlworlds env-server` (OpenEnv) instead of in process,
+each environment holding one session; the observations are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .episodes import Episode, EpisodeOptions, Turn
+
+__all__ = ["PDDLWorldsToolEnv", "first_prompt"]
+
+
+def first_prompt(turn: Turn, max_steps: int) -> str:
+    """What the model reads before its first tool call: how to play, the goal, the first observation."""
+    return (
+        "Solve this planning problem by calling tools: act takes one action in words (for example "
+        "'pick up b1'), check_valid_actions lists the actions you can take now; each call is one of your "
+        f"{max_steps} steps.\n{turn.info['goal']}\nWhat you observe now:\n{turn.observation}"
+    )
+
+
+class PDDLWorldsToolEnv:
+    """One rollout's episode, its tools, and its reward. Keywords are the episodes' defaults (see
+    `EpisodeOptions`); a dataset row's columns of the same names override them at each reset."""
+
+    def __init__(self, base_url: str | None = None, **defaults: Any) -> None:
+        self._defaults = EpisodeOptions().updated(defaults)
+        if base_url is None:
+            self._episode: Any = Episode()
+        else:
+            from .openenv_client import RemoteEpisode
+
+            self._episode = RemoteEpisode(base_url)
+
+    def reset(self, **example: Any) -> str:
+        chosen = {name: example[name] for name in EpisodeOptions.names() if name in example}
+        options = self._defaults.updated(chosen)
+        return first_prompt(self._episode.reset(options), options.max_steps)
+
+    def act(self, action: str) -> str:
+        """Take one action in the world and see what happens.
+
+        Args:
+            action: The action in words, for example "pick up b1" or "stack b1 on b2".
+
+        Returns:
+            What you observe after the action, or why it could not be taken.
+        """
+        return self._episode.step(action).observation
+
+    def check_valid_actions(self) -> str:
+        """List every action that can be taken now (this costs one step).
+
+        Returns:
+            The valid actions, comma-separated.
+        """
+        return self._episode.step("check valid actions").observation
+
+    @property
+    def info(self) -> Any:
+        """The `info` of the episode's last reset or step (None before the first reset); a property, so
+        TRL does not offer it as a tool."""
+        return self._episode.last.info if self._episode.last is not None else None
+
+    def get_reward(self) -> float:
+        last, options = self._episode.last, self._episode.options
+        if last is None or options is None:
+            raise ValueError("no episode has started: reset first")
+        return float(last.info["success"]) if options.reward == "success" else float(last.info["progress"])
