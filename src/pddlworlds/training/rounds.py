@@ -116,6 +116,7 @@ def rollout_dataset(
     progress: bool = True,
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     stop: threading.Event | None = None,
+    family: str = generators.DEFAULT_FAMILY,
 ) -> dict[str, Any]:
     """Play `model` with each agent on fresh training problems, label every call; return the manifest.
 
@@ -134,11 +135,13 @@ def rollout_dataset(
         "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels,
                       "max_problems": max_problems},
     }
+    if family != generators.DEFAULT_FAMILY:  # rounds begun before families existed resume as they were
+        settings["generator"]["family"] = family
     rows, episodes, seconds_before = _resume(out, settings)
     played = {e["episode"] for e in episodes}
     start = time.perf_counter() - seconds_before
     drawn = generate_training_problems(
-        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
+        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels, family=family
     )
     problems, dropped = exclude_shipped(drawn)
     if max_problems:
@@ -161,7 +164,8 @@ def rollout_dataset(
             "model_id": model.model_id,
             "agents": agents,
             "max_steps": max_steps,
-            "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
+            "generator": {"family": family, "seeds": seeds, "per_level": per_level, "domains": domain_names,
+                          "levels": levels},
             "problems_generated": len(drawn),
             "problems": len(problems),
             "problem_names": [f"{p.domain}/{p.name}" for p in problems],
