@@ -2,8 +2,9 @@
 """Measure an adapter on the held-out problems: SR, PR, executability, loops and seconds per step.
 
 The held-out problems (`pddlworlds.training.problems.HELD_OUT_SETS`: generated, fixed seeds, never
-trained on and never a shipped one; `--set standard`, 6 a domain over the three levels, or `--set wide`,
-the public sizes only, medium and hard, 48 problems) are played by STANDARD and HiAgent, 30 steps, free
+trained on and never a shipped one; `--set standard`, 6 a domain over the three levels, `--set wide`,
+the public sizes only, medium and hard, 48 problems, or `--set public-like`, 60 problems drawn like the
+public ones, as many a domain as the public set has) are played by STANDARD and HiAgent, 30 steps, free
 decoding, with the embedded model and the given adapter. Episodes are appended to `<out>.episodes.jsonl`
 as they finish, so an interrupted run resumes where it stopped; the figures (per agent and domain, per
 agent and generator level, and per agent over all) are printed as a table and written to `<out>` as JSON,
@@ -13,6 +14,7 @@ the row format of the table of rounds in docs/training.md.
     python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --out /tmp/r0.json --workers 2
     python scripts/validate_adapter.py --out /tmp/r0.json --report-only --compare /tmp/v1.json
     python scripts/validate_adapter.py --lora /work/train/round0/adapter.gguf --set wide --out /tmp/r0-wide.json
+    python scripts/validate_adapter.py --set public-like --out /tmp/v1-public-like.json --workers 2
 
 `--compare B.json` pairs these episodes with B's (same agent, domain and problem) and prints, per agent
 and domain, which problems only one adapter solves with McNemar's exact p-value and the Wilcoxon p-value
@@ -163,8 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="standard,hiagent")
     parser.add_argument("--domains", default="all")
     parser.add_argument("--set", dest="held_out_set", default=None, choices=list(HELD_OUT_SETS),
-                        help="held-out set: standard (24 problems, all levels; the default) or wide (48, medium and "
-                             "hard only); with --report-only, the set recorded in OUT")
+                        help="held-out set: standard (24 problems, all levels; the default), wide (48, medium and "
+                             "hard only) or public-like (60, drawn like the public problems); with --report-only, "
+                             "the set recorded in OUT")
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--setting", default="free", help="the agents' setting: free (default), admissible, state-choice")
     parser.add_argument("--choice-score", default=None,

@@ -82,8 +82,13 @@ def test_held_out_problems_are_pinned_and_never_trained_on(tmp_path):
         assert len(drawn) == 6
     problems = held_out_problems(tmp_path / "pinned")
     assert len(problems) == 6 * len(HELD_OUT)
-    # a training draw equal to a held-out problem is dropped as such
-    p = problems[0]
+
+
+@pytest.mark.parametrize(("set_name", "which"), [("standard", 0), ("wide", -1), ("public-like", 0)])
+def test_a_training_draw_equal_to_a_held_out_problem_is_dropped_as_such(tmp_path, set_name, which):
+    spec = HELD_OUT_SETS.get(set_name)
+    domain = list(spec.problems)[which]
+    p = held_out_problems(tmp_path / "pinned", [domain], set_name)[which]
     copy = tmp_path / "train" / p.domain / "s1001-copy.pddl"
     copy.parent.mkdir(parents=True)
     shutil.copy(p.path, copy)
@@ -112,13 +117,6 @@ def test_the_wide_held_out_set_is_pinned_at_the_public_sizes_and_never_trained_o
         task = _task(p)
         for name, other in index.get((p.domain, structure_hash(task)), []):
             assert not same_up_to_renaming(task, other), (p.name, name)
-    # a training draw equal to a wide held-out problem is dropped as such
-    p = problems[-1]
-    copy = tmp_path / "copy" / p.domain / "s3001-copy.pddl"
-    copy.parent.mkdir(parents=True)
-    shutil.copy(p.path, copy)
-    kept, dropped = exclude_shipped([TrainingProblem(p.domain, p.level, 1, 3001, "s3001-copy", copy, {})])
-    assert not kept and dropped == {f"{p.domain}/s3001-copy": f"{p.domain}/held-out/{p.name}"}
 
 
 def _task(p):
@@ -295,10 +293,14 @@ def test_an_interrupted_round_is_data_as_it_stands_and_resumes(tmp_path):
 
     out = tmp_path / "round1"
     settings = dict(adapter=None, round_name="round1", seeds=[2001], domain_names=["blocksworld"],
-                    levels=["medium"], max_steps=2, max_problems=2, progress=False)
+                    levels=["medium"], max_steps=2, max_problems=2, progress=False, family="public-like")
     stop = threading.Event()
     first = rollout_dataset(out, StubbornModel(), stop=stop, on_episode=lambda e: stop.set(), **settings)
     assert first["complete"] is False and first["episodes"] == 1 and first["calls"] >= 2
+    assert first["generator"]["family"] == "public-like" and "(define (problem BW-rand-5)" in next(
+        (out / "problems").rglob("*.pddl")).read_text()
+    with pytest.raises(ValueError, match=r"other settings \(generator\)"):  # another family is another round
+        rollout_dataset(out, StubbornModel(), **{**settings, "family": "standard"})
     kept = (out / "calls.jsonl").read_text().splitlines()
     assert len(training_rows(str(out))) == first["calls"]  # usable as training data as it stands
     with pytest.raises(ValueError, match=r"other settings \(max_steps\)"):

@@ -14,6 +14,13 @@ range, so every level covers its whole range. Problem names are `<level>-<nn>` (
 a domain across splits.
 
 Each domain module's docstring says how its problems are drawn.
+
+Families (`FAMILIES`): a family is one way of drawing problems, one generator per domain, registered as
+one entry. `generated` is the shipped split's (`GENERATORS`); `standard` the one training data and the
+standard and wide held-out sets have been drawn from (Gripper from the mixed-rooms generator);
+`public-like` draws like the 60 public AgentBoard problems (their sizes, arrangements and goal forms, as
+`scripts/measure_public_problems.py` measures them), with sizes drawn per problem from the public
+distribution.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from .blocksworld import random_towers
 
 __all__ = [
     "BARMAN_GOAL_LIMITS",
+    "DEFAULT_FAMILY",
     "DEFAULT_SEED",
     "DOMAINS",
+    "FAMILIES",
     "GENERATORS",
     "HEADER_MARK",
     "LEVELS",
@@ -41,6 +50,7 @@ __all__ = [
     "SPLIT",
     "DomainGenerator",
     "GeneratedProblem",
+    "drawn_size",
     "generate_problem",
     "generate_split",
     "problem_name",
@@ -55,6 +65,17 @@ GENERATORS: Registry[DomainGenerator] = Registry(
     {g.domain: g for g in (blocksworld.GENERATOR, gripper.GENERATOR, tyreworld.GENERATOR, barman.GENERATOR)},
     plural="generators",
 )
+
+#: The generator families by name: domain -> generator each.
+FAMILIES: Registry[Registry[DomainGenerator]] = Registry("generator family", {
+    "generated": GENERATORS,
+    "standard": Registry("standard generator", {**GENERATORS, "gripper": gripper.MIXED}, plural="generators"),
+    "public-like": Registry("public-like generator", {g.domain: g for g in (
+        blocksworld.PUBLIC_LIKE, gripper.PUBLIC_LIKE, tyreworld.PUBLIC_LIKE, barman.PUBLIC_LIKE)},
+        plural="generators"),
+}, plural="families")
+#: The family training problems are drawn from unless told otherwise.
+DEFAULT_FAMILY = "standard"
 
 DOMAINS = tuple(GENERATORS)
 SPLIT = "generated"
@@ -88,6 +109,12 @@ def problem_size(domain: str, level: str, index: int, sizes: dict[str, tuple[int
     return lo + (index - 1) % (hi - lo + 1)
 
 
+def drawn_size(domain: str, level: str, index: int, seed: int, generator: DomainGenerator) -> int:
+    """The size parameter problem `index` of `level` gets from `generator` with `seed`, without building it
+    (what `generate_problem` will draw first)."""
+    return generator.size_of(level, index, problem_rng(seed, domain, level, index))
+
+
 def generate_problem(
     domain: str, level: str, index: int, seed: int = DEFAULT_SEED, generator: DomainGenerator | None = None
 ) -> GeneratedProblem:
@@ -103,7 +130,7 @@ def generate_problem(
     if generator.domain != domain:
         raise ValueError(f"generator for {generator.domain!r} asked for a {domain!r} problem")
     rng = problem_rng(seed, domain, level, index)
-    size = problem_size(domain, level, index, generator.sizes)
+    size = generator.size_of(level, index, rng)
     body, params = generator.build(rng, size, generator.pddl_name(size, level, index), level)
     described = " ".join(f"{k}={v}" for k, v in params.items())
     header = (

@@ -18,13 +18,26 @@ class DomainGenerator:
 
     `sizes` is the inclusive range of the size parameter per level; `pddl_name(size, level, index)` the
     name inside the `(define (problem ...))`; `build(rng, size, pddl_name, level)` the problem text (no
-    header) and the parameters the header lists, drawing every random choice from `rng`.
+    header) and the parameters the header lists, drawing every random choice from `rng`. Problem `index`
+    of a level takes the sizes of its range in turn, unless `size_weights` gives the level's sizes with
+    weights: then each problem draws its size from them (the first draw of its own rng), which is how a
+    family follows a measured size distribution whatever the number of problems drawn.
     """
 
     domain: str
     sizes: dict[str, tuple[int, int]]
     pddl_name: Callable[[int, str, int], str]
     build: Callable[[random.Random, int, str, str], tuple[str, dict[str, object]]]
+    size_weights: dict[str, dict[int, float]] | None = None
+
+    def size_of(self, level: str, index: int, rng: random.Random) -> int:
+        """The size parameter of problem `index` (1-based) of `level`; draws from `rng` only with
+        `size_weights`."""
+        if self.size_weights is not None:
+            weights = self.size_weights[level]
+            return rng.choices(list(weights), weights=list(weights.values()))[0]
+        lo, hi = self.sizes[level]
+        return lo + (index - 1) % (hi - lo + 1)
 
 
 def problem_name(level: str, index: int) -> str:

@@ -2,16 +2,22 @@
 
 Initial state and goal are drawn uniformly from all arrangements of the blocks into towers; the goal
 lists its `on` facts only, as the public problems do, and never already holds initially.
+
+`PUBLIC_LIKE` draws as the 10 public problems are made: 3 to 7 blocks (two problems of each size in the
+public set), the goal an arrangement's `on` facts. The public arrangements are single towers more often
+than uniform ones (11 of their 20 states, where uniform states would give 5.4 on average), so each state
+of this family is a single tower with probability 0.4 and a uniform arrangement otherwise.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 from .base import DomainGenerator, problem_name
 
-__all__ = ["GENERATOR", "random_towers"]
+__all__ = ["GENERATOR", "PUBLIC_LIKE", "random_towers"]
 
 
 def _lah(n: int, k: int) -> int:
@@ -46,10 +52,30 @@ def _on_facts(towers: list[list[str]]) -> dict[str, str | None]:
 
 
 def _blocksworld(rng: random.Random, n: int, name: str, level: str) -> tuple[str, dict[str, object]]:
+    return _problem(rng, n, name, random_towers)
+
+
+def _tower_or_uniform(blocks: list[str], rng: random.Random) -> list[list[str]]:
+    """A single tower of the blocks in random order with probability 0.4, else a uniform state."""
+    if rng.random() < 0.4:
+        order = list(blocks)
+        rng.shuffle(order)
+        return [order]
+    return random_towers(blocks, rng)
+
+
+def _blocksworld_public_like(rng: random.Random, n: int, name: str, level: str) -> tuple[str, dict[str, object]]:
+    return _problem(rng, n, name, _tower_or_uniform)
+
+
+def _problem(
+    rng: random.Random, n: int, name: str, draw: Callable[[list[str], random.Random], list[list[str]]]
+) -> tuple[str, dict[str, object]]:
+    """The problem text of an initial state and a goal state drawn with `draw` (goal: its `on` facts)."""
     blocks = [f"b{i}" for i in range(1, n + 1)]
-    init = _on_facts(random_towers(blocks, rng))
+    init = _on_facts(draw(blocks, rng))
     for _ in range(1000):
-        goal = _on_facts(random_towers(blocks, rng))
+        goal = _on_facts(draw(blocks, rng))
         goal_on = {b: u for b, u in goal.items() if u is not None}
         if goal_on and any(init[b] != u for b, u in goal_on.items()):
             break
@@ -73,4 +99,12 @@ GENERATOR = DomainGenerator(
     {"easy": (3, 4), "medium": (5, 6), "hard": (7, 8)},  # blocks
     lambda n, level, index: f"BW-rand-{n}-{problem_name(level, index)}",
     _blocksworld,
+)
+
+PUBLIC_LIKE = DomainGenerator(
+    "blocksworld",
+    {"easy": (3, 4), "medium": (5, 5), "hard": (6, 7)},  # blocks
+    lambda n, level, index: f"BW-rand-{n}",
+    _blocksworld_public_like,
+    size_weights={"easy": {3: 1, 4: 1}, "medium": {5: 1}, "hard": {6: 1, 7: 1}},  # as the public set: 2 a size
 )

@@ -54,6 +54,15 @@ def _domains(text: str) -> list[str]:
     return _names(text, DOMAINS, "domain", f"all, {', '.join(DOMAINS)}")
 
 
+def _family(text: str) -> str:
+    """`--family public-like`: a registered generator family, checked at parse time."""
+    from ..generators import FAMILIES
+
+    if text.strip() not in FAMILIES:
+        raise argparse.ArgumentTypeError(f"unknown generator family {text!r}; choose from {', '.join(FAMILIES)}")
+    return text.strip()
+
+
 def _data(text: str) -> str:
     """`--data A,B:0.25`: checked at parse time, so that a bad share fails before the model is loaded."""
     from .dataset import data_sources
@@ -89,6 +98,7 @@ def cmd_data(args: argparse.Namespace) -> int:
         seed=args.seed,
         planner_timeout=args.planner_timeout,
         progress=not args.no_progress,
+        family=args.family,
     )
     print(json.dumps({k: manifest[k] for k in ("problems_generated", "problems", "episodes", "calls", "planners")}))
     return 0
@@ -190,6 +200,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             stop=stop,
             setting=setting.name,
             detour=args.detour,
+            family=args.family,
         )
     keys = ("problems", "episodes", "calls", "dead_end_calls", "success", "model_wrote_expert_action", "seconds")
     print(json.dumps({k: manifest[k] for k in keys}))
@@ -221,6 +232,9 @@ def add_parsers(sub: Any) -> None:
     d.add_argument("--per-level", type=positive_int, default=3, help="problems per level, domain and seed (default 3)")
     d.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     d.add_argument("--levels", type=_levels, default=None, help="comma-separated problem levels (default: all)")
+    d.add_argument("--family", type=_family, default="standard",
+                   help="generator family the problems are drawn from: standard (default) or public-like (drawn "
+                        "like the public AgentBoard problems); recorded in the manifest")
     d.add_argument("--invalid", type=probability, default=0.08, help="chance of an invalid-action detour per step")
     d.add_argument("--check", type=probability, default=0.05, help="chance of a `check valid actions` detour per step")
     d.add_argument("--retrieve", type=probability, default=0.25, help="chance of a retrieve(k) per HiAgent subgoal")
@@ -280,6 +294,8 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--domains", type=_domains, default="all", help="comma-separated domains or 'all'")
     r.add_argument("--levels", type=_levels, default=None,
                    help="comma-separated problem levels (default: all); medium,hard weights a round to larger problems")
+    r.add_argument("--family", type=_family, default="standard",
+                   help="generator family the problems are drawn from: standard (default) or public-like; recorded")
     r.add_argument("--agents", default="standard,hiagent")
     r.add_argument("--max-steps", type=positive_int, default=30)
     r.add_argument("--max-problems", type=positive_int, default=None, help="play only the first N problems kept")

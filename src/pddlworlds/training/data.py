@@ -34,7 +34,6 @@ from ..worlds.search import shortest_plan
 from .packing import REPLY_END
 from .problems import (
     TRAIN_SEEDS,
-    TRAINING_GENERATORS,
     TrainingProblem,
     exclude_shipped,
     generate_training_problems,
@@ -250,14 +249,16 @@ def generate_dataset(
     seed: int = 0,
     planner_timeout: float = 60,
     progress: bool = True,
+    family: str = generators.DEFAULT_FAMILY,
 ) -> dict[str, Any]:
-    """Generate problems, prove none is a shipped one, plan, record every agent's episode; return the manifest."""
+    """Generate problems (from the generator family `family`), prove none is a shipped or held-out one,
+    plan, record every agent's episode; return the manifest."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     seeds, domain_names, levels, agents = list(seeds), list(domain_names), list(levels), list(agents)
     start = time.perf_counter()
     problems = generate_training_problems(
-        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
+        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels, family=family
     )
     generated = len(problems)
     problems, dropped = exclude_shipped(problems)
@@ -285,11 +286,12 @@ def generate_dataset(
         "prompt_profile": {"example": False},
         "agents": {ep.agent: ep.flags for ep in episodes},
         "generator": {
+            "family": family,
             "seeds": seeds,
             "per_level": per_level,
             "domains": domain_names,
             "levels": levels,
-            "sizes": {d: TRAINING_GENERATORS[d].sizes for d in domain_names},
+            "sizes": {d: generators.FAMILIES[family][d].sizes for d in domain_names},
         },
         "problems_generated": generated,
         "problems": len(problems),

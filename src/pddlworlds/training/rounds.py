@@ -118,6 +118,7 @@ def rollout_dataset(
     stop: threading.Event | None = None,
     setting: str = "free",
     detour: float = 0.15,
+    family: str = generators.DEFAULT_FAMILY,
 ) -> dict[str, Any]:
     """Play `model` with each agent on fresh training problems, label every call; return the manifest.
     `model` None: the expert plays in the model's place (a choosing `setting` only; with chance `detour` a
@@ -140,11 +141,13 @@ def rollout_dataset(
         **({"setting": setting} if setting != "free" else {}),
         **({"player": "expert", "detour": detour} if model is None else {}),
     }
+    if family != generators.DEFAULT_FAMILY:  # rounds begun before families existed resume as they were
+        settings["generator"]["family"] = family
     rows, episodes, seconds_before = _resume(out, settings)
     played = {e["episode"] for e in episodes}
     start = time.perf_counter() - seconds_before
     drawn = generate_training_problems(
-        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels
+        out / "problems", seeds=seeds, per_level=per_level, domain_names=domain_names, levels=levels, family=family
     )
     problems, dropped = exclude_shipped(drawn)
     if max_problems:
@@ -168,7 +171,8 @@ def rollout_dataset(
             "model_id": model.model_id if model is not None else "expert",
             "agents": agents,
             "max_steps": max_steps,
-            "generator": {"seeds": seeds, "per_level": per_level, "domains": domain_names, "levels": levels},
+            "generator": {"family": family, "seeds": seeds, "per_level": per_level, "domains": domain_names,
+                          "levels": levels},
             "problems_generated": len(drawn),
             "problems": len(problems),
             "problem_names": [f"{p.domain}/{p.name}" for p in problems],
