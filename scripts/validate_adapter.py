@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                              "hard only) or public-like (60, drawn like the public problems); with --report-only, "
                              "the set recorded in OUT")
     parser.add_argument("--max-steps", type=int, default=30)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N problems of each domain (default: all)")
     parser.add_argument("--setting", default="free", help="the agents' setting: free (default), admissible, state-choice")
     parser.add_argument("--choice-score", default=None,
                         help="a ranking rule other than the setting's (sum, token-mean, word-mean)")
@@ -216,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         # the i-th problem of every domain, both agents, before the (i+1)-th: a partial run covers all domains
         order = {id(p): i for d in domain_names for i, p in enumerate(q for q in problems if q.domain == d)}
         problems = sorted(problems, key=lambda p: order[id(p)])
+        if args.limit:  # the first N of each domain, in the set's order
+            problems = [p for p in problems if order[id(p)] < args.limit]
         jobs = [(p, a, args.max_steps, args.setting, args.choice_score)
                 for p in problems for a in agents if (p.domain, p.name, a) not in finished]
         if args.report_only:
@@ -242,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         "agents": agents,
         "domains": domain_names,
         "max_steps": args.max_steps,
+        "limit": previous.get("limit", args.limit) if previous else args.limit,
         "setting": previous.get("setting", args.setting) if previous else args.setting,
         "choice_score": previous.get("choice_score", args.choice_score) if previous else args.choice_score,
         "workers": args.workers,
