@@ -71,7 +71,15 @@ def play_held_out(
         "seconds": round(record.run_time_s, 2),
         "flags": record.flags,
         "actions": [s.action for s in record.trajectory],
+        # a setting that chooses: every step's candidates as [action, summed log-probability, tokens], so
+        # another ranking rule can be replayed on the same states (`scripts/choice_agreement.py`)
+        **({"candidates": [_candidates(s) for s in record.trajectory]} if get_setting(setting).chooses else {}),
     }
+
+
+def _candidates(step: Any) -> list[list[Any]]:
+    scored = next((c.candidate_scores for c in reversed(step.calls) if c.candidate_scores), None) or []
+    return [[c["action"], c["logprob"], c["tokens"]] for c in scored]
 
 
 def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

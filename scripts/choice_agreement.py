@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""How often each ranking rule picks an optimal action, at the very states an agent reached.
+
+A run of a setting that chooses (`scripts/validate_adapter.py --setting state-choice`) stores, for every
+step, each candidate's summed log-probability and tokens. This replays each episode on its held-out
+problem, and at every step asks the planner (`training.expert.StateExpert`: breadth-first search, else
+Fast Downward, from the state) whether the action each rule would have picked there (`agents.admissible.
+CHOICE_SCORES`: sum, token-mean, word-mean) starts an optimal plan from it: its successor's optimal
+distance is one less. The played rule's picks are the episode's own actions; the others are what that rule
+would have picked at the same states (what it would have done afterwards is not played). One run thus
+compares the rules on equal footing; the SR and PR of a rule need a run with it.
+
+    python scripts/choice_agreement.py /work/train/heldout/pl5-v1-token-mean.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+
+def _distance(expert: Any, state: int) -> int | None:
+    plan = expert.plan_from(state)
+    return None if plan is None else len(plan)
+
+
+def analyse(figures_path: Path) -> dict[str, dict[str, Any]]:
+    """Per `agent/domain` and `agent/all`: steps judged, and per rule the share of optimal picks."""
+    from pddlworlds.agents.admissible import CHOICE_SCORES
+    from pddlworlds.registration import make_env
+    from pddlworlds.training.expert import StateExpert
+    from pddlworlds.training.problems import held_out_problems
+    from pddlworlds.worlds.catalogue import domains
+
+    figures = json.loads(figures_path.read_text())
+    episodes_path = figures_path.with_name(figures_path.name + ".episodes.jsonl")
+    rows = [json.loads(line) for line in episodes_path.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("candidates")]
+    if not rows:
+        raise ValueError(f"{episodes_path}: no episode recorded its candidates (a run of a setting that chooses)")
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = {(p.domain, p.name): p for p in held_out_problems(
+            tmp, sorted({r["domain"] for r in rows}), figures.get("held_out_set", "standard"))}
+        for row in rows:
+            problem = problems[(row["domain"], row["problem"])]
+            d = domains()[problem.domain]
+            env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=None)
+            env.reset()
+            world = env.unwrapped.world
+            expert = StateExpert(world, Path(d.domain_file), problem.path, d.text_file, timeout=60)
+            index = {world.action_text(i): i for i in range(len(world.task.actions))}
+            for action, candidates in zip(row["actions"], row["candidates"]):
+                state = env.unwrapped.state
+                here = _distance(expert, state)
+                for key in (f"{row['agent']}/{row['domain']}", f"{row['agent']}/all"):
+                    counts[key]["steps"] += 1
+                for rule, score in CHOICE_SCORES.items():
+                    if not candidates or here is None:
+                        continue
+                    pick = max(range(len(candidates)),
+                               key=lambda i: (score(candidates[i][1], candidates[i][2], f" {candidates[i][0]}\n"), -i))
+                    chosen = candidates[pick][0]
+                    if chosen not in index:  # a meta-action (retrieve(k)): no step towards the goal
+                        continue
+                    after = world.task.apply(state, index[chosen])
+                    there = _distance(expert, after)
+                    optimal = there is not None and there == here - 1
+                    for key in (f"{row['agent']}/{row['domain']}", f"{row['agent']}/all"):
+                        counts[key][rule] += int(optimal)
+                env.step(action)
+            env.close()
+    rules = list(CHOICE_SCORES)
+    return {key: {"steps": c["steps"], **{r: round(100.0 * c[r] / c["steps"], 1) if c["steps"] else None for r in rules}}
+            for key, c in sorted(counts.items())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.episodes.jsonl)")
+    parser.add_argument("--json", type=Path, help="also write the shares here")
+    args = parser.parse_args(argv)
+    from pddlworlds.worlds.pddl import ignore_normalisation_warnings
+
+    ignore_normalisation_warnings()
+    try:
+        result = analyse(args.figures)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"choice_agreement: error: {exc}", file=sys.stderr)
+        return 2
+    rules = [k for k in next(iter(result.values())) if k != "steps"]
+    print("| agent/domain | steps | " + " | ".join(f"optimal picks % ({r})" for r in rules) + " |")
+    print("|---|---:|" + "---:|" * len(rules))
+    for key, f in result.items():
+        print(f"| {key} | {f['steps']} | " + " | ".join(str(f[r]) for r in rules) + " |")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
