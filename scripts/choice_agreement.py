@@ -29,7 +29,7 @@ def _distance(expert: Any, state: int) -> int | None:
     return None if plan is None else len(plan)
 
 
-def analyse(figures_path: Path) -> dict[str, dict[str, Any]]:
+def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, dict[str, Any]]:
     """Per `agent/domain` and `agent/all`: steps judged, and per rule the share of optimal picks."""
     from pddlworlds.agents.admissible import CHOICE_SCORES
     from pddlworlds.registration import make_env
@@ -37,7 +37,8 @@ def analyse(figures_path: Path) -> dict[str, dict[str, Any]]:
     from pddlworlds.training.problems import held_out_problems
     from pddlworlds.worlds.catalogue import domains
 
-    figures = json.loads(figures_path.read_text())
+    figures = json.loads(figures_path.read_text()) if figures_path.is_file() else {}  # absent until a run ends
+    held_out_set = held_out_set or figures.get("held_out_set", "standard")
     episodes_path = figures_path.with_name(figures_path.name + ".episodes.jsonl")
     rows = [json.loads(line) for line in episodes_path.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.get("candidates")]
@@ -46,7 +47,7 @@ def analyse(figures_path: Path) -> dict[str, dict[str, Any]]:
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     with tempfile.TemporaryDirectory() as tmp:
         problems = {(p.domain, p.name): p for p in held_out_problems(
-            tmp, sorted({r["domain"] for r in rows}), figures.get("held_out_set", "standard"))}
+            tmp, sorted({r["domain"] for r in rows}), held_out_set)}
         for row in rows:
             problem = problems[(row["domain"], row["problem"])]
             d = domains()[problem.domain]
@@ -83,13 +84,15 @@ def analyse(figures_path: Path) -> dict[str, dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.episodes.jsonl)")
+    parser.add_argument("--set", dest="held_out_set", default=None,
+                        help="the held-out set the episodes were played on (default: as OUT.json says, else standard)")
     parser.add_argument("--json", type=Path, help="also write the shares here")
     args = parser.parse_args(argv)
     from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 
     ignore_normalisation_warnings()
     try:
-        result = analyse(args.figures)
+        result = analyse(args.figures, args.held_out_set)
     except (OSError, ValueError, KeyError) as exc:
         print(f"choice_agreement: error: {exc}", file=sys.stderr)
         return 2
