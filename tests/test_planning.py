@@ -36,6 +36,23 @@ pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.worlds.pddl.PDDLNorm
 
 INDEX_ROWS = [r for r in read_index() if r.get("length", "").isdigit()]
 
+
+def _distinct_tasks(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The first row of each (domain, problem, file content): a mixed split's solvable problems are copies
+    of its base split's files (tests/test_impossible.py), and a plan file is shared by problem name, so a
+    copy would replay the same plan on the same task again."""
+    seen, kept = set(), []
+    for row in rows:
+        path = get_domain(row["domain"]).problem_file(row["problem"], row["split"])
+        key = (row["domain"], row["problem"], path.read_bytes())
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
+
+
+PLAYED_ROWS = _distinct_tasks(INDEX_ROWS)
+
 UNSOLVABLE_BLOCKS = """(define (problem cycle) (:domain blocksworld-4ops)
   (:objects a b)
   (:init (arm-empty) (on-table a) (on-table b) (clear a) (clear b))
@@ -62,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 # ---- stored plans ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("row", INDEX_ROWS, ids=[f"{r['domain']}-{r['split']}-{r['problem']}" for r in INDEX_ROWS])
+@pytest.mark.parametrize("row", PLAYED_ROWS, ids=[f"{r['domain']}-{r['split']}-{r['problem']}" for r in PLAYED_ROWS])
 def test_stored_plan_is_valid(row):
     path = plan_file(row["domain"], row["problem"])
     if not path.is_file():

@@ -7,20 +7,25 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import tempfile
 import warnings
 from collections import Counter
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
+import pddlworlds  # noqa: F401  (registers the environments)
+from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.cli import main
 from pddlworlds.generators import FAMILIES, LEVELS, drawn_size, generate_problem
 from pddlworlds.generators.barman import BARMAN_PUBLIC_LIKE_GOALS
 from pddlworlds.generators.gripper import problem_text as gripper_text
 from pddlworlds.generators.profiles import profile_file, public_profiles
 from pddlworlds.generators.tyreworld import TYREWORLD_FULL_HUBS
-from pddlworlds.planning import solve
+from pddlworlds.planning import parse_plan, solve
 from pddlworlds.training.problems import (
     HELD_OUT_SETS,
     PUBLIC_LIKE_SIZES,
@@ -35,6 +40,7 @@ from pddlworlds.training.problems import (
 )
 from pddlworlds.worlds.catalogue import domains, load_task
 
+REPO = Path(__file__).resolve().parents[1]
 FAMILY = FAMILIES["public-like"]
 SET = HELD_OUT_SETS["public-like"]
 #: The public problems' patterns of hub goals (`profiles.hub_pattern`).
@@ -213,9 +219,11 @@ def test_the_public_like_held_out_set_is_pinned_and_never_a_known_problem(tmp_pa
             assert sum(v.startswith("agentboard/") for v in skipped.values()) >= 50
     problems = held_out_problems(tmp_path / "pinned", set_name="public-like")
     assert len(problems) == 60 and len({(p.domain, p.name) for p in problems}) == 60
-    # none equals a shipped problem (the public ones included) or a problem of the other held-out sets
+    # none equals a shipped problem (the public ones included; not the set's own split, its files: below) or a
+    # problem of the other held-out sets
     for domain in SET.problems:
-        known = [*shipped_problem_files(domain).values(), *(q.path for q in held_out_problems(
+        shipped = [path for key, path in shipped_problem_files(domain).items() if not key.startswith(f"{SET.split}/")]
+        known = [*shipped, *(q.path for q in held_out_problems(
             tmp_path / "others", [domain], "standard") + held_out_problems(tmp_path / "others", [domain], "wide"))]
         index: dict[str, list] = {}
         for path in known:
@@ -225,6 +233,51 @@ def test_the_public_like_held_out_set_is_pinned_and_never_a_known_problem(tmp_pa
             task = _task(domain, p.path)
             assert not any(same_up_to_renaming(task, other) for other in index.get(structure_hash(task), [])), p.name
     # (a training draw equal to one is dropped: test_training_rounds, for every held-out set)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.pddl"))}
+
+
+def test_the_heldout_split_ships_the_set_byte_for_byte_and_its_script_rewrites_it(tmp_path):
+    """The `heldout` split's files are the pinned set's (the slow test above redraws the pins by the set's
+    rule), and `scripts/ship_held_out.py` writes exactly them: it finds a changed and a stray file, puts
+    them right, and then finds nothing."""
+    assert SET.split == "heldout"
+    pinned = held_out_problems(tmp_path / "pinned", set_name="public-like")
+    for domain in SET.problems:
+        want = {f"{p.name}.pddl": p.path.read_bytes() for p in pinned if p.domain == domain}
+        assert len(want) == len(SET.problems[domain])
+        assert _tree(domains()[domain].folder / "problems" / SET.split) == want, (
+            f"{domain}: rerun scripts/ship_held_out.py")
+    script = [sys.executable, str(REPO / "scripts" / "ship_held_out.py"), "--out", str(tmp_path / "out")]
+    assert subprocess.run(script, check=False, capture_output=True, text=True, timeout=120).returncode == 0
+    folder = tmp_path / "out" / "gripper" / "problems" / SET.split
+    (folder / "stray.pddl").write_text("(define (problem stray))")
+    (folder / "pl9302-easy-01.pddl").write_text("(define (problem changed))")
+    check = subprocess.run([*script, "--check"], check=False, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 1 and "gripper/pl9302-easy-01.pddl, gripper/stray.pddl" in check.stderr
+    assert subprocess.run(script, check=False, capture_output=True, text=True, timeout=120).returncode == 0
+    assert subprocess.run([*script, "--check"], check=False, capture_output=True, text=True, timeout=120).returncode == 0
+    for domain in SET.problems:
+        assert _tree(tmp_path / "out" / domain / "problems" / SET.split) == _tree(
+            domains()[domain].folder / "problems" / SET.split)
+
+
+def test_the_heldout_split_stores_the_pinned_optimal_lengths_and_the_env_reports_them():
+    """`planners/index.csv` holds a proven optimal plan for each problem of the split, of the pinned length;
+    the environment's `info["optimal_length"]` reads it."""
+    rows = {(r["domain"], r["problem"]): r for r in read_index() if r["split"] == SET.split}
+    for domain, pinned in SET.problems.items():
+        names = [f"{SET.prefix}{seed}-{level}-01" for level, seed in pinned]
+        assert all(rows[(domain, n)]["optimal"] == "true" for n in names), domain
+        assert tuple(int(rows[(domain, n)]["length"]) for n in names) == SET.lengths[domain], domain
+        assert len(parse_plan(plan_file(domain, names[0]).read_text())) == SET.lengths[domain][0]
+    assert len(rows) == 60
+    env = gym.make("pddlworlds/Gripper-v0", split="heldout")
+    _, info = env.reset(options={"problem": "pl9747-hard-01"})
+    assert (info["split"], info["optimal_length"]) == ("heldout", SET.lengths["gripper"][-1])
+    env.close()
 
 
 def test_training_draws_from_the_family_skip_public_and_held_out_problems(tmp_path):

@@ -97,6 +97,9 @@ class HeldOutSet:
     avoid_levels: tuple[str, ...] = ()
     # domain -> the optimal plan length of each pinned problem, in order (A*+LM-cut; a test re-proves them)
     lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # the split that ships the set's problems as files (scripts/ship_held_out.py writes them; a test checks
+    # they are the set's, byte for byte); "" when the set is only drawn
+    split: str = ""
 
     def count(self, domain: str, level: str) -> int:
         """How many problems of `level` the set holds for `domain`."""
@@ -123,7 +126,8 @@ PUBLIC_LIKE_SIZES: dict[str, dict[str, dict[int, int]]] = {
 #: uses. "wide" has the public problems' sizes only (medium and hard, 6 a level: 48 problems), so that a
 #: difference between adapters on the problems that matter shows before a public run is made.
 #: "public-like" (60 problems, as many a domain as the public set has) is drawn from the public-like family,
-#: so that its sizes and goals are the public set's (docs/training.md, "The public problems, measured").
+#: so that its sizes and goals are the public set's (docs/training.md, "The public problems, measured"); it
+#: ships as each domain's `heldout` split, so `pddlworlds eval --split heldout` evaluates on it.
 HELD_OUT_SETS: Registry[HeldOutSet] = Registry("held-out set", {
     "standard": HeldOutSet("h", HELD_OUT_SEEDS, generators.LEVELS, HELD_OUT_PER_LEVEL, HELD_OUT),
     "wide": HeldOutSet(
@@ -166,6 +170,7 @@ HELD_OUT_SETS: Registry[HeldOutSet] = Registry("held-out set", {
         family="public-like",
         sizes=PUBLIC_LIKE_SIZES,
         avoid_levels=generators.LEVELS,
+        split="heldout",
         lengths={  # A*+LM-cut (scripts/measure_public_problems.py --set public-like --solve)
             "blocksworld": (8, 10, 12, 6, 14, 6, 20, 8, 18, 18),
             "gripper": (15, 13, 16, 14, 13, 20, 24, 22, 21, 22, 20, 28, 34, 27, 32, 31, 32, 33, 33, 30),
@@ -235,7 +240,7 @@ def draw_held_out(
     when given, receives each draw left out and the problem it equals."""
     spec = HELD_OUT_SETS.get(set_name)
     out = Path(out_dir)
-    index = _shipped_index(domain, held_out=spec.avoid_sets)
+    index = _shipped_index(domain, held_out=spec.avoid_sets, leave_out=spec.split)  # not the set's own files
     domain_file = domains()[domain].domain_file
     if spec.avoid_seeds:
         with tempfile.TemporaryDirectory() as tmp:
@@ -383,14 +388,20 @@ def _add_to_index(
         index.setdefault(structure_hash(task), []).append((name, task))
 
 
-def _shipped_index(domain: str, held_out: Iterable[str] | None = None) -> dict[str, list[tuple[str, LiftedTask]]]:
-    """Digest -> [(name, task)] of every shipped problem of `domain`, and of its problems in the held-out
-    sets named in `held_out` (default: every set)."""
+def _shipped_index(
+    domain: str, held_out: Iterable[str] | None = None, leave_out: str = ""
+) -> dict[str, list[tuple[str, LiftedTask]]]:
+    """Digest -> [(name, task)] of every shipped problem of `domain` but those of split `leave_out`, and of
+    its problems in the held-out sets named in `held_out` (default: every set). A set shipped as a split is
+    indexed once, by its files (`<split>/<name>`)."""
+    shipped_files = {k: v for k, v in shipped_problem_files(domain).items() if k.split("/")[0] != leave_out}
     domain_file = domains()[domain].domain_file
     shipped: dict[str, list[tuple[str, LiftedTask]]] = {}
-    _add_to_index(shipped, domain_file, shipped_problem_files(domain).items())
+    _add_to_index(shipped, domain_file, shipped_files.items())
+    splits = {key.split("/")[0] for key in shipped_files}
     for set_name in HELD_OUT_SETS if held_out is None else held_out:
-        if domain not in HELD_OUT_SETS.get(set_name).problems:
+        spec = HELD_OUT_SETS.get(set_name)
+        if domain not in spec.problems or spec.split in splits:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             held = held_out_problems(tmp, [domain], set_name)
