@@ -6,7 +6,7 @@ Episodes of `pddlworlds eval --out A` and `--out B` are paired by (agent, domain
 episodes left out); per agent and domain, per agent over all domains and over everything: each run's SR
 and PR, the problems only one of them solves with McNemar's exact p-value, and the Wilcoxon signed-rank
 p-value of progress (`training.validation.compare`, the same tests the held-out comparisons use). A run
-folder whose episodes are stored gzipped (`episodes.jsonl.gz`, as under docs/results/) is read too.
+folder whose episodes file is stored gzipped (as under docs/results/) is read too.
 
     python scripts/compare_runs.py runs/new docs/results/agentboard-v1 docs/results/agentboard-v1-barman
     python scripts/compare_runs.py runs/new runs/old --json comparison.json
@@ -25,14 +25,14 @@ from typing import Any
 
 def episodes_of(folder: Path) -> list[dict[str, Any]]:
     """The scored episodes of a run folder as rows of (agent, domain, problem, success, progress)."""
-    from pddlworlds.artefacts.runs import is_errored, read_run
+    from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE, is_errored, read_run
 
-    packed = folder / "episodes.jsonl.gz"
-    if not (folder / "episodes.jsonl").is_file() and packed.is_file():
+    packed = folder / f"{EPISODES_FILE}.gz"
+    if not (folder / EPISODES_FILE).is_file() and packed.is_file():
         with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "episodes.jsonl").write_bytes(gzip.decompress(packed.read_bytes()))
-            if (folder / "config.json").is_file():
-                (Path(tmp) / "config.json").write_bytes((folder / "config.json").read_bytes())
+            (Path(tmp) / EPISODES_FILE).write_bytes(gzip.decompress(packed.read_bytes()))
+            if (folder / CONFIG_FILE).is_file():
+                (Path(tmp) / CONFIG_FILE).write_bytes((folder / CONFIG_FILE).read_bytes())
             return episodes_of(Path(tmp))
     run = read_run(folder)
     return [

@@ -29,7 +29,7 @@ from pddlworlds.testing.servers import pddlworlds_command, source_env
         ({"max_steps": 0}, "max_steps must be a whole number from 1 to 10000, not 0"),
         ({"max_steps": True}, "max_steps must be a whole number"),
         ({"seed": -1}, "seed must be a whole number of at least 0, not -1"),
-        ({"observation_mode": "some"}, "observation_mode must be one of full, changes, not 'some'"),
+        ({"observation_mode": "some"}, "observation_mode must be one of full, fluents, changes, not 'some'"),
         ({"colour": "red"}, "unknown reset option 'colour'; options: domain, split, profile, problem, seed"),
     ],
 )

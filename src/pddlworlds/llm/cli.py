@@ -10,8 +10,6 @@ import argparse
 import sys
 from typing import Any
 
-from ..arguments import positive_int
-
 __all__ = ["add_parsers", "cmd_serve"]
 
 
@@ -59,7 +57,8 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     p.add_argument("--n-ctx", type=int, default=16384, help="context size in tokens (default: 16384, as in-process; at most the model's training "
                    "context, 32768 for Gemma 3 270M)")
-    p.add_argument("--threads", type=positive_int, default=None, help="llama.cpp threads (default: as in-process)")
+    # bounds checked by serve itself: its startup errors are one line, without the usage text
+    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: as in-process)")
     p.add_argument(
         "--prompt-format", default="auto", choices=["auto", "plain", "chat"],
         help="plain text (pretrained GGUFs) or Gemma's chat template (-it GGUFs); auto: by the file's name",
