@@ -11,6 +11,7 @@ would have picked at the same states (what it would have done afterwards is not 
 compares the rules on equal footing; the SR and PR of a rule need a run with it.
 
     python scripts/choice_agreement.py /work/train/heldout/pl5-v1-token-mean.json
+    python scripts/choice_agreement.py runs/heldout-sc      # a run folder of `pddlworlds eval --setting state-choice`
 """
 
 from __future__ import annotations
@@ -29,6 +30,25 @@ def _distance(expert: Any, state: int) -> int | None:
     return None if plan is None else len(plan)
 
 
+def _run_rows(folder: Path) -> list[dict[str, Any]]:
+    """An eval run folder's episodes as validate_adapter's rows: each step's action and the candidates its
+    choice scored (from the step's calls), the problem named by its split."""
+    from pddlworlds.artefacts.runs import is_errored, read_run
+
+    rows = []
+    for line in read_run(folder).lines:
+        if is_errored(line):
+            continue
+        steps = line.get("trajectory") or []
+        candidates = []
+        for step in steps:
+            scored = next((c["candidate_scores"] for c in reversed(step.get("calls") or []) if c.get("candidate_scores")), None)
+            candidates.append([[c["action"], c["logprob"], c["tokens"]] for c in scored or []])
+        rows.append({"agent": line["agent"], "domain": line["domain"], "split": line["split"],
+                     "problem": line["problem"], "actions": [s["action"] for s in steps], "candidates": candidates})
+    return rows
+
+
 def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, dict[str, Any]]:
     """Per `agent/domain` and `agent/all`: steps judged, and per rule the share of optimal picks."""
     from pddlworlds.agents.admissible import CHOICE_SCORES
@@ -37,24 +57,28 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
     from pddlworlds.training.problems import held_out_problems
     from pddlworlds.worlds.catalogue import domains
 
-    figures = json.loads(figures_path.read_text()) if figures_path.is_file() else {}  # absent until a run ends
-    held_out_set = held_out_set or figures.get("held_out_set", "standard")
-    episodes_path = figures_path.with_name(figures_path.name + ".episodes.jsonl")
-    rows = [json.loads(line) for line in episodes_path.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r.get("candidates")]
+    if figures_path.is_dir():
+        rows, source = _run_rows(figures_path), figures_path
+    else:
+        figures = json.loads(figures_path.read_text()) if figures_path.is_file() else {}  # absent until a run ends
+        held_out_set = held_out_set or figures.get("held_out_set", "standard")
+        source = figures_path.with_name(figures_path.name + ".episodes.jsonl")
+        rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if any(r.get("candidates") or [])]
     if not rows:
-        raise ValueError(f"{episodes_path}: no episode recorded its candidates (a run of a setting that chooses)")
+        raise ValueError(f"{source}: no episode recorded its candidates (a run of a setting that chooses)")
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     with tempfile.TemporaryDirectory() as tmp:
-        problems = {(p.domain, p.name): p for p in held_out_problems(
-            tmp, sorted({r["domain"] for r in rows}), held_out_set)}
+        problems = {(p.domain, p.name): p.path for p in held_out_problems(
+            tmp, sorted({r["domain"] for r in rows if "split" not in r}), held_out_set or "standard")
+        } if any("split" not in r for r in rows) else {}
         for row in rows:
-            problem = problems[(row["domain"], row["problem"])]
-            d = domains()[problem.domain]
-            env = make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=None)
+            d = domains()[row["domain"]]
+            path = d.problem_file(row["problem"], row["split"]) if "split" in row else problems[(row["domain"], row["problem"])]
+            env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=None)
             env.reset()
             world = env.unwrapped.world
-            expert = StateExpert(world, Path(d.domain_file), problem.path, d.text_file, timeout=60)
+            expert = StateExpert(world, Path(d.domain_file), path, d.text_file, timeout=60)
             index = {world.action_text(i): i for i in range(len(world.task.actions))}
             for action, candidates in zip(row["actions"], row["candidates"]):
                 state = env.unwrapped.state
@@ -83,7 +107,8 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.episodes.jsonl)")
+    parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.episodes.jsonl), "
+                        "or a run folder of `pddlworlds eval` in a setting that chooses")
     parser.add_argument("--set", dest="held_out_set", default=None,
                         help="the held-out set the episodes were played on (default: as OUT.json says, else standard)")
     parser.add_argument("--json", type=Path, help="also write the shares here")
