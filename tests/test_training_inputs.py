@@ -197,8 +197,10 @@ def test_a_share_of_a_folder_is_a_seeded_sample_of_whole_episodes(tmp_path):
     expert, fresh = _episodes(tmp_path / "expert", 20), _episodes(tmp_path / "round", 3)
     data = f"{fresh},{expert}:0.25"
     first = load_training_data(data, seed=0)
-    assert first.sources[str(fresh)] == {"fraction": 1.0, "episodes": 3, "episodes_kept": 3, "calls_kept": 6}
-    assert first.sources[str(expert)] == {"fraction": 0.25, "episodes": 20, "episodes_kept": 5, "calls_kept": 10}
+    assert first.sources[str(fresh)] == {"fraction": 1.0, "episodes": 3, "episodes_kept": 3, "calls_kept": 6,
+                                         "dropped_as_shipped": {}}
+    assert first.sources[str(expert)] == {"fraction": 0.25, "episodes": 20, "episodes_kept": 5, "calls_kept": 10,
+                                          "dropped_as_shipped": {}}
     sampled = [r["episode"] for r in first.rows[6:]]
     assert len(set(sampled)) == 5 and all(sampled.count(e) == 2 for e in sampled)  # whole episodes
     assert [int(e[1:]) for e in dict.fromkeys(sampled)] == sorted(int(e[1:]) for e in set(sampled))  # file order
@@ -224,3 +226,31 @@ def test_a_colon_in_a_folder_name_is_part_of_the_path(tmp_path):
     assert data_sources(f"{tmp_path}/a:b,{tmp_path}/c:1") == [
         data_sources(f"{tmp_path}/a:b")[0], data_sources(f"{tmp_path}/c")[0]]
     assert data_sources(f"{tmp_path}/a:b")[0].folder == tmp_path / "a:b"
+
+
+def test_calls_on_a_shipped_or_held_out_problem_are_never_trained_on(tmp_path):
+    """Data drawn before a split shipped (training seeds 3001+ drew four problems the `heldout` split later
+    held): the fit drops their calls, names them in its account, and keeps the others."""
+    from pddlworlds.training.dataset import load_training_data
+    from pddlworlds.worlds.catalogue import domains
+
+    shipped = domains()["blocksworld"].problem_file("pl9301-easy-01", "heldout")
+    other = domains()["blocksworld"].problem_file("problem1", "agentboard")
+    lines = []
+    for name in ("s1-easy-01", "s2-easy-01", "s3-easy-01"):
+        lines += [json.dumps({**CALL, "domain": "blocksworld", "problem": name, "episode": f"blocksworld/{name}/standard",
+                              "call": c}) for c in range(2)]
+    data = _data(tmp_path / "data", *lines)
+    (data / "problems" / "blocksworld").mkdir(parents=True)
+    # a renamed copy of a held-out problem, one of a public problem, and a problem of neither
+    (data / "problems" / "blocksworld" / "s1-easy-01.pddl").write_text(
+        shipped.read_text().replace("b1", "bx").replace("b2", "b1").replace("bx", "b2"))
+    (data / "problems" / "blocksworld" / "s2-easy-01.pddl").write_text(other.read_text())
+    loaded = load_training_data(str(data))
+    account = loaded.sources[str(data)]
+    dropped = account["dropped_as_shipped"]
+    assert dropped.keys() == {"blocksworld/s1-easy-01", "blocksworld/s2-easy-01"}
+    assert dropped["blocksworld/s1-easy-01"] == "blocksworld/heldout/pl9301-easy-01"
+    # problem1 ships twice: in agentboard and, unchanged, in the agentboard-mixed split
+    assert dropped["blocksworld/s2-easy-01"] in {"blocksworld/agentboard/problem1", "blocksworld/agentboard-mixed/problem1"}
+    assert {r["problem"] for r in loaded.rows} == {"s3-easy-01"} and account["calls_kept"] == 2

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .data import load_calls
+from .problems import TrainingProblem, find_overlaps
 
 __all__ = [
     "DataSource",
@@ -118,18 +119,35 @@ class TrainingData:
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+def equal_to_shipped(folder: Path, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """`domain/problem` -> the shipped or held-out problem it equals up to renaming, for the rows' problems
+    whose files the folder holds (`problems/<domain>/<name>.pddl`). Checked at every fit, not only when the
+    data was drawn: a split shipped later (as `heldout` was) must not be trained on by older data."""
+    problems = []
+    for domain, name in sorted({(str(r.get("domain")), str(r.get("problem"))) for r in rows}):
+        path = folder / "problems" / domain / f"{name}.pddl"
+        if path.is_file():
+            problems.append(TrainingProblem(domain=domain, level="", index=0, seed=0, name=name, path=path,
+                                            parameters={}))
+    return dict(find_overlaps(problems))
+
+
 def load_training_data(
     data: str, agents: Sequence[str] = (), domains: Sequence[str] = (), seed: int = 0
 ) -> TrainingData:
     """The calls of every dataset folder, in order, each folder whole or sampled by episode with `seed`
-    (the same seed, the same sample); calls without a reply (an on-policy round's dead ends) are left out."""
+    (the same seed, the same sample); calls without a reply (an on-policy round's dead ends) and calls on a
+    problem equal to a shipped or held-out one (`equal_to_shipped`) are left out."""
     rows: list[dict[str, Any]] = []
     sources: dict[str, dict[str, Any]] = {}
     for index, source in enumerate(data_sources(data)):
         mine, episodes, kept = _sample_episodes(load_calls(source.folder), source.fraction, (seed, index))
         mine = [r for r in mine if r.get("reply") is not None]
+        shipped = equal_to_shipped(source.folder, mine)
+        mine = [r for r in mine if f"{r.get('domain')}/{r.get('problem')}" not in shipped]
         sources[str(source.folder)] = {"fraction": source.fraction, "episodes": episodes,
-                                       "episodes_kept": kept, "calls_kept": len(mine)}
+                                       "episodes_kept": kept, "calls_kept": len(mine),
+                                       "dropped_as_shipped": shipped}
         rows += mine
     if agents:
         rows = [r for r in rows if r["agent"] in agents]
