@@ -207,8 +207,12 @@ def test_the_held_out_sizes_are_the_public_ones_where_new_problems_exist():
     assert SET.family == "public-like" and sum(len(v) for v in SET.problems.values()) == 60
 
 
-@pytest.mark.slow  # parses every training problem of the seeds used (about 700) and the draws skipped
-def test_the_public_like_held_out_set_is_pinned_and_never_a_known_problem(tmp_path):
+@pytest.mark.slow
+@pytest.mark.proof  # parses every training problem of the seeds used (about 700) and the draws skipped: minutes
+def test_the_public_like_held_out_set_redraws_as_pinned(tmp_path):
+    """The set's rule, run again from scratch, keeps exactly the pinned seeds at the public sizes. (The
+    shipped files are the pins' problems byte for byte: a fast test below; none is a known problem: the
+    next test.)"""
     for domain, pinned in SET.problems.items():
         skipped: dict[str, str] = {}
         drawn = draw_held_out(tmp_path / "drawn", domain, "public-like", skipped=skipped)
@@ -217,6 +221,10 @@ def test_the_public_like_held_out_set_is_pinned_and_never_a_known_problem(tmp_pa
         assert sizes == {(lv, s): n for lv, by_size in PUBLIC_LIKE_SIZES[domain].items() for s, n in by_size.items()}
         if domain == "gripper":  # most draws of the public form are a public or known problem
             assert sum(v.startswith("agentboard/") for v in skipped.values()) >= 50
+
+
+@pytest.mark.slow
+def test_the_public_like_held_out_set_is_never_a_known_problem(tmp_path):
     problems = held_out_problems(tmp_path / "pinned", set_name="public-like")
     assert len(problems) == 60 and len({(p.domain, p.name) for p in problems}) == 60
     # none equals a shipped problem (the public ones included; not the set's own split, its files: below) or a
@@ -240,7 +248,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def test_the_heldout_split_ships_the_set_byte_for_byte_and_its_script_rewrites_it(tmp_path):
-    """The `heldout` split's files are the pinned set's (the slow test above redraws the pins by the set's
+    """The `heldout` split's files are the pinned set's (the proof test above redraws the pins by the set's
     rule), and `scripts/ship_held_out.py` writes exactly them: it finds a changed and a stray file, puts
     them right, and then finds nothing."""
     assert SET.split == "heldout"
@@ -322,7 +330,8 @@ def test_one_held_out_problem_a_domain_has_its_pinned_optimal_length(tmp_path):
         assert _prove(domain, p.path) == SET.lengths[domain][0], p.name
 
 
-@pytest.mark.slow  # A*+LM-cut on all 60 problems: about 5 minutes on 2 busy cores
+@pytest.mark.slow
+@pytest.mark.proof  # A*+LM-cut on all 60 problems: 3-5 minutes on 2 cores; one a domain runs in every suite
 def test_every_held_out_problem_has_its_pinned_optimal_length(tmp_path):
     for domain in SET.problems:
         problems = held_out_problems(tmp_path, [domain], "public-like")
