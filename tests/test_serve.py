@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import signal
 import socket
 import subprocess
@@ -23,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-import pddlworlds
 from pddlworlds.llm import EmbeddedLLM, Message, OpenAICompatibleLLM
+from pddlworlds.testing.servers import free_port, source_env
 
 pytest.importorskip("starlette", reason="pddlworlds serve needs the server extra (scripts/setup.sh installs it)")
 pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
@@ -33,17 +32,6 @@ pytestmark = pytest.mark.embedded
 
 THREADS = 1
 NAME = "pddlworlds-test"
-SRC = str(Path(pddlworlds.__file__).resolve().parents[1])
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -54,7 +42,7 @@ def served(port: int, *extra: str, log: Path | None = None) -> Iterator[subproce
     command = [sys.executable, "-m", "pddlworlds.cli", "serve", "--port", str(port)]
     with contextlib.ExitStack() as stack:
         err = stack.enter_context(log.open("w")) if log is not None else subprocess.PIPE
-        proc = subprocess.Popen([*command, "--name", NAME, *extra], env=_env(), stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen([*command, "--name", NAME, *extra], env=source_env(), stdout=subprocess.DEVNULL,
                                 stderr=err, text=True)
         try:
             wait_until_served(proc, port, extra)
@@ -91,7 +79,7 @@ def eval_cli(out: Path, llm: list[str], *extra: str) -> subprocess.CompletedProc
     argv = ["eval", "--agents", "standard", "--domains", "blocksworld", "--max-steps", "3", "--workers", "1"]
     argv += ["--out", str(out), "--no-progress", "--no-report", *llm, *extra]
     return subprocess.run(
-        [sys.executable, "-m", "pddlworlds.cli", *argv], env=_env(), capture_output=True, text=True,
+        [sys.executable, "-m", "pddlworlds.cli", *argv], env=source_env(), capture_output=True, text=True,
         timeout=600, check=False,
     )
 
@@ -188,7 +176,7 @@ def test_faults_are_stored_and_resumed(tmp_path: Path) -> None:
                "--max-steps", "4", "--workers", "1", "--out", str(out), "--no-progress", "--no-report", *url]
     with served(port) as server:
         proc = subprocess.Popen(
-            [*command, "--seeds", "0-2"], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            [*command, "--seeds", "0-2"], env=source_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
         deadline = time.monotonic() + 300
         while not ((out / "episodes.jsonl").exists() and stored(out)):
@@ -202,7 +190,7 @@ def test_faults_are_stored_and_resumed(tmp_path: Path) -> None:
     assert not any(x.get("error") for x in kept)  # the episode cut short is not stored as played
     with served(port):
         resumed = subprocess.run(
-            [*command, "--seeds", "0-2"], env=_env(), capture_output=True, text=True, timeout=600, check=False
+            [*command, "--seeds", "0-2"], env=source_env(), capture_output=True, text=True, timeout=600, check=False
         )
     assert resumed.returncode == 0, resumed.stderr
     assert f"3/3 episodes stored ({3 - len(kept)} new)" in resumed.stderr
@@ -340,7 +328,7 @@ def serve_cli(*argv: str) -> tuple[subprocess.CompletedProcess[str], int]:
                "sys.stderr.write(r.stderr); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024); "
                "sys.exit(r.returncode)")
     done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "pddlworlds.cli", "serve", *argv],
-                          env=_env(), capture_output=True, text=True, timeout=300, check=False)
+                          env=source_env(), capture_output=True, text=True, timeout=300, check=False)
     return done, int(done.stdout.split()[-1])
 
 

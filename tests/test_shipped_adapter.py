@@ -33,3 +33,19 @@ def test_model_card_names_the_base_model_and_the_command_that_reproduces_it():
     assert match.group(1) == gguf.EXPECTED_SHA256
     for command in ("pddlworlds train data", "pddlworlds train fit", "pddlworlds eval"):
         assert command in text, command
+
+
+def test_every_adapter_in_models_has_a_card_with_its_sha256_and_fits_a_submission():
+    """Candidates too: each `models/*.gguf` has `models/<name>.md` naming the file's sha256, and stays under
+    the 300 MB a shipped file may have."""
+    from pathlib import Path
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    adapters = sorted(models.glob("*.gguf"))
+    assert adapters
+    for adapter in adapters:
+        card = adapter.with_suffix(".md")
+        assert card.is_file(), f"{adapter.name} has no card"
+        stated = re.findall(r"adapter sha256\s+`([0-9a-f]{64})`", card.read_text(encoding="utf-8"))
+        assert stated == [file_sha256(adapter)], adapter.name
+        assert adapter.stat().st_size < 300 * 10**6, adapter.name
