@@ -98,13 +98,18 @@ def test_a_training_draw_equal_to_a_held_out_problem_is_dropped_as_such(tmp_path
     assert not kept and dropped == {f"{p.domain}/s1001-copy": f"{p.domain}/{where}"}
 
 
-@pytest.mark.slow  # parses every training problem of the seeds used (about 500)
-def test_the_wide_held_out_set_is_pinned_at_the_public_sizes_and_never_trained_on(tmp_path):
+@pytest.mark.slow
+@pytest.mark.proof  # parses every training problem of the seeds used (about 500): minutes
+def test_the_wide_held_out_set_redraws_as_pinned(tmp_path):
     wide = HELD_OUT_SETS.get("wide")
     for domain, pinned in wide.problems.items():
         drawn = draw_held_out(tmp_path / "drawn", domain, "wide")
         assert tuple((p.level, p.seed) for p in drawn) == pinned, domain
         assert {p.level for p in drawn} == {"medium", "hard"}
+
+
+@pytest.mark.slow
+def test_the_wide_held_out_set_is_at_the_public_sizes_and_never_trained_on(tmp_path):
     problems = held_out_problems(tmp_path / "pinned", set_name="wide")
     assert len(problems) == 48 and all(p.name.startswith("w") for p in problems)
     # none equals a standard held-out problem or a problem of training seeds used (checked here for some)
