@@ -34,18 +34,17 @@ def _run_rows(folder: Path) -> list[dict[str, Any]]:
     """An eval run folder's episodes as validate_adapter's rows: each step's action and the candidates its
     choice scored (from the step's calls), the problem named by its split."""
     from pddlworlds.artefacts.runs import is_errored, read_run
+    from pddlworlds.records import EpisodeRecord
+    from pddlworlds.training.validation import scored_candidates
 
     rows = []
     for line in read_run(folder).lines:
         if is_errored(line):
             continue
-        steps = line.get("trajectory") or []
-        candidates = []
-        for step in steps:
-            scored = next((c["candidate_scores"] for c in reversed(step.get("calls") or []) if c.get("candidate_scores")), None)
-            candidates.append([[c["action"], c["logprob"], c["tokens"]] for c in scored or []])
-        rows.append({"agent": line["agent"], "domain": line["domain"], "split": line["split"],
-                     "problem": line["problem"], "actions": [s["action"] for s in steps], "candidates": candidates})
+        record = EpisodeRecord.from_stored(line, source=folder)
+        rows.append({"agent": record.agent, "domain": record.domain, "split": record.split,
+                     "problem": record.problem, "actions": [s.action for s in record.trajectory],
+                     "candidates": [scored_candidates(s) for s in record.trajectory]})
     return rows
 
 

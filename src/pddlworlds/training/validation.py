@@ -17,9 +17,9 @@ from statistics import mean
 from typing import Any
 
 from ..agents import get_setting, make_agent
-from ..worlds.catalogue import domains
 from ..llm import LLM
 from ..registration import make_env
+from ..worlds.catalogue import domains
 from .onpolicy import StateTrail
 from .problems import TrainingProblem
 
@@ -73,11 +73,13 @@ def play_held_out(
         "actions": [s.action for s in record.trajectory],
         # a setting that chooses: every step's candidates as [action, summed log-probability, tokens], so
         # another ranking rule can be replayed on the same states (`scripts/choice_agreement.py`)
-        **({"candidates": [_candidates(s) for s in record.trajectory]} if get_setting(setting).chooses else {}),
+        **({"candidates": [scored_candidates(s) for s in record.trajectory]} if get_setting(setting).chooses else {}),
     }
 
 
-def _candidates(step: Any) -> list[list[Any]]:
+def scored_candidates(step: Any) -> list[list[Any]]:
+    """A step's candidates as its choice scored them: [action, summed log-probability, tokens] each ([] for a
+    step whose action was written, not chosen)."""
     scored = next((c.candidate_scores for c in reversed(step.calls) if c.candidate_scores), None) or []
     return [[c["action"], c["logprob"], c["tokens"]] for c in scored]
 
