@@ -1,27 +1,33 @@
-"""Ground a lifted STRIPS task once, then step it with integer bit operations.
+"""Ground a lifted task once, by reachability, then step it with integer bit operations.
 
-A state is a Python `int` whose bit i says whether atom i holds. Each ground action keeps its precondition,
-add and delete sets as bit masks, so testing applicability is two ANDs and applying an action is one
-AND-NOT and one OR. Atoms and actions are numbered in a fixed, natural-sorted order, so everything built
-on them (observations, action lists) is reproducible across runs.
+Fast Downward's translator normalises the task (quantifiers, disjunctions, derived predicates) and
+grounds it by relaxed reachability, so a problem's size is its reachable part, not the product of its
+argument domains. We keep its ground actions, conditional effects and axioms as bit masks over one
+numbering of the atoms: a state is a Python `int` whose bit i says whether atom i holds, testing
+applicability is two ANDs and applying an action one AND-NOT and one OR (plus its conditional effects and
+the derived atoms' closure where a domain has them). Atoms and actions are numbered in a fixed,
+natural-sorted order, so everything built on them (observations, action lists) is reproducible.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import product
 
-from .pddl import LiftedTask, Literal, PDDLError, Schema, SizeLimitError
+from .pddl import LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator
 
 __all__ = [
     "Atom",
+    "CondEffect",
     "GroundAction",
     "GroundTask",
     "MAX_ATOMS",
     "MAX_GROUND_ACTIONS",
+    "MAX_EXPLORED",
     "SizeEstimate",
     "check_size",
     "estimate_size",
@@ -29,11 +35,14 @@ __all__ = [
     "natural_key",
 ]
 
-#: Most ground actions `ground` builds. Each holds four bit masks as long as the atom count, so memory
-#: grows with actions times atoms; past this, a problem is refused before any is built.
+#: Most ground actions `ground` keeps (reachable ones). Each holds bit masks as long as the atom count, so
+#: memory grows with actions times atoms; past this, a problem is refused.
 MAX_GROUND_ACTIONS = 200_000
 #: Most ground atoms `ground` numbers (the width of a state and of every action's masks).
 MAX_ATOMS = 20_000
+#: Most facts, action instances and join tuples the reachability analysis may derive before it is
+#: stopped: it bounds grounding's time and memory (about 0.5 GB at the limit) before any count is known.
+MAX_EXPLORED = 2_000_000
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -44,6 +53,16 @@ def natural_key(name: str) -> tuple:
 
 
 @dataclass(frozen=True)
+class CondEffect:
+    """`(when condition effect)` of one ground action: the masks to add and delete where it holds."""
+
+    pos: int
+    neg: int
+    add: int
+    delete: int
+
+
+@dataclass(frozen=True)
 class GroundAction:
     schema: str
     args: tuple[str, ...]
@@ -51,6 +70,11 @@ class GroundAction:
     pre_neg: int
     add: int
     delete: int
+    cost: int = 1
+    conditional: tuple[CondEffect, ...] = ()
+    #: Further (pos, neg) preconditions, any of which also makes the action applicable: a disjunction or an
+    #: existential precondition normalises into several.
+    alternatives: tuple[tuple[int, int], ...] = ()
 
     @property
     def pddl(self) -> str:
@@ -67,17 +91,65 @@ class GroundTask:
     goal_neg: int
     atom_index: dict[Atom, int] = field(repr=False)
     action_index: dict[tuple[str, tuple[str, ...]], int] = field(repr=False)
+    #: Atoms no text shows: the translator's helper atoms (its axioms for complex conditions, the goal's
+    #: non-literal conjuncts), whose predicates the domain does not declare.
+    hidden: int = 0
+    #: Derived atoms, recomputed after every action by `axioms`, stratum by stratum.
+    derived: int = 0
+    #: Per stratum, the rules (head bit, pos mask, neg mask) that derive atoms of that stratum.
+    axioms: tuple[tuple[tuple[int, int, int], ...], ...] = ()
 
     # ---- the pure transition -----------------------------------------------------------------
 
     def is_applicable(self, state: int, action: int) -> bool:
         a = self.actions[action]
-        return not (a.pre_pos & ~state) and not (a.pre_neg & state)
+        if not (a.pre_pos & ~state) and not (a.pre_neg & state):
+            return True
+        return any(not (pos & ~state) and not (neg & state) for pos, neg in a.alternatives)
 
     def apply(self, state: int, action: int) -> int:
-        """Successor state; delete effects first, then add effects (PDDL semantics)."""
+        """Successor state: effects whose conditions hold in `state`, delete effects first, then add effects
+        (PDDL semantics: an atom both deleted and added holds), then the derived atoms' closure."""
         a = self.actions[action]
-        return (state & ~a.delete) | a.add
+        add, delete = a.add, a.delete
+        for effect in a.conditional:
+            if not (effect.pos & ~state) and not (effect.neg & state):
+                add |= effect.add
+                delete |= effect.delete
+        after = (state & ~delete) | add
+        return self.closure(after) if self.axioms else after
+
+    def closure(self, state: int) -> int:
+        """`state` with its derived atoms recomputed: each stratum's rules applied to a fixpoint, a rule
+        looked at again only when an atom in its positive condition became true."""
+        state &= ~self.derived
+        for stratum, watchers in zip(self.axioms, self._watchers):
+            pending = list(range(len(stratum)))
+            while pending:
+                fresh = 0
+                for i in pending:
+                    head, pos, neg = stratum[i]
+                    if not (state >> head & 1) and not (pos & ~state) and not (neg & state):
+                        fresh |= 1 << head
+                state |= fresh
+                pending = sorted({i for bit in set_bits(fresh) for i in watchers.get(bit, ())})
+        return state
+
+    @cached_property
+    def _watchers(self) -> tuple[dict[int, tuple[int, ...]], ...]:
+        out = []
+        for stratum in self.axioms:
+            watch: dict[int, list[int]] = {}
+            for i, (_, pos, _) in enumerate(stratum):
+                for bit in set_bits(pos):
+                    watch.setdefault(bit, []).append(i)
+            out.append({bit: tuple(rules) for bit, rules in watch.items()})
+        return tuple(out)
+
+    @property
+    def costs(self) -> bool:
+        """Whether actions have costs of their own (`:metric minimize (total-cost)`); else each costs 1."""
+        return self.lifted.costs
 
     def applicable(self, state: int) -> list[int]:
         """Indices of the actions applicable in `state`, in action order.
@@ -115,7 +187,7 @@ class GroundTask:
         unkeyed: list[int] = []
         for i, a in enumerate(self.actions):
             bits = list(set_bits(a.pre_pos))
-            if not bits:
+            if not bits or a.alternatives:
                 unkeyed.append(i)
                 continue
             key = min(bits, key=lambda b: (not (changing >> b & 1), need[b], b))
@@ -145,6 +217,8 @@ class GroundTask:
     # ---- conversions -------------------------------------------------------------------------
 
     def true_atoms(self, state: int) -> list[Atom]:
+        """The atoms that hold in `state`, hidden helper atoms left out."""
+        state &= ~self.hidden
         return [atom for i, atom in enumerate(self.atoms) if state >> i & 1]
 
     def state_of(self, atoms) -> int:
@@ -174,128 +248,198 @@ def bind(lit: Literal, args: tuple[str, ...]) -> Atom:
     return lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args)
 
 
-def _ground_schema(task: LiftedTask, schema: Schema, static: set[str]) -> list[tuple[str, ...]]:
-    """All argument tuples whose static preconditions hold in the initial state."""
-    domains = [sorted(task.objects_of(t), key=natural_key) for t in schema.types]
-    static_lits = [lit for lit in schema.preconditions if lit.predicate in static]
-    # Check each static literal as soon as its last parameter is bound.
-    by_depth: dict[int, list[Literal]] = {}
-    for lit in static_lits:
-        params = [a for a in lit.args if isinstance(a, int)]
-        by_depth.setdefault(max(params, default=-1), []).append(lit)
-    init = task.init
-
-    def ok(lit: Literal, args: tuple[str, ...]) -> bool:
-        return (bind(lit, args) in init) == lit.positive
-
-    if any(not ok(lit, ()) for lit in by_depth.get(-1, [])):
-        return []
-    results: list[tuple[str, ...]] = []
-
-    def extend(prefix: tuple[str, ...]) -> None:
-        depth = len(prefix)
-        if depth == len(domains):
-            results.append(prefix)
-            return
-        checks = by_depth.get(depth, [])
-        for obj in domains[depth]:
-            args = prefix + (obj,)
-            if all(ok(lit, args) for lit in checks):
-                extend(args)
-
-    if len(domains) == 0:
-        return [()]
-    if not static_lits:
-        return list(product(*domains))
-    extend(())
-    return results
-
-
 @dataclass(frozen=True)
 class SizeEstimate:
-    """Upper bounds on what grounding a task builds, computed from object counts alone (no grounding)."""
+    """Upper bounds on the lifted task's size from object counts alone (no grounding): every schema's
+    parameters over the objects of their types. Grounding keeps only the reachable part, often far less."""
 
-    ground_actions: int  # every schema's parameters over the objects of their types
-    atoms: int  # initial and goal atoms plus every atom an action literal can bind to
+    ground_actions: int
+    atoms: int
     actions_by_schema: dict[str, int]
 
 
 def estimate_size(task: LiftedTask) -> SizeEstimate:
-    """Bounds in time linear in the schemas and objects, so a huge task is refused in milliseconds.
-
-    They ignore static preconditions, which is what makes them cheap: grounding may build far fewer.
-    """
+    """Bounds in time linear in the schemas and objects."""
     counts = {t: len(task.objects_of(t)) for s in task.schemas for t in s.types}
     by_schema: dict[str, int] = {}
-    literal_atoms: dict[str, int] = {}
     for schema in task.schemas:
         by_schema[schema.name] = by_schema.get(schema.name, 0) + math.prod(counts[t] for t in schema.types)
-        for lit in (*schema.preconditions, *schema.add, *schema.delete):
-            bound = math.prod(counts[schema.types[a]] for a in set(lit.args) if isinstance(a, int))
-            literal_atoms[lit.predicate] = literal_atoms.get(lit.predicate, 0) + bound
     n_objects = len(task.objects)
-    arity = {name: len(params) for name, params in task.predicates}
-    atoms = len(task.init) + len(task.goal)
-    for name, bound in literal_atoms.items():
-        atoms += min(bound, n_objects ** arity.get(name, 0))
+    atoms = len(task.init) + len(task.goal) + sum(n_objects ** len(params) for _, params in task.predicates)
     return SizeEstimate(sum(by_schema.values()), atoms, by_schema)
 
 
 def check_size(
     task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS
-) -> SizeEstimate:
-    """`estimate_size`, refused with a `SizeLimitError` naming the counts and the parameter to raise.
+) -> GroundTask:
+    """Ground `task` within the limits (`SizeLimitError` past them): what a planner calls before grounding
+    of its own, so that a task too large to play is refused before it costs memory."""
+    return ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
 
-    Call it before any grounding of your own (the planner's included): it costs no memory.
-    """
-    size = estimate_size(task)
-    where = f"{task.domain_name}/{task.problem_name} ({len(task.objects)} objects)"
-    if size.ground_actions > max_ground_actions:
-        biggest = max(size.actions_by_schema, key=size.actions_by_schema.__getitem__)
-        raise SizeLimitError(
-            f"{where}: up to {size.ground_actions:,} ground actions ({biggest!r} alone "
-            f"{size.actions_by_schema[biggest]:,}), over the limit of {max_ground_actions:,} "
-            "(max_ground_actions); pass a larger max_ground_actions to ground it anyway"
-        )
-    if size.atoms > max_atoms:
-        raise SizeLimitError(
-            f"{where}: up to {size.atoms:,} ground atoms, over the limit of {max_atoms:,} (max_atoms); "
-            "pass a larger max_atoms to ground it anyway"
-        )
-    return size
+
+def _where(task: LiftedTask) -> str:
+    return f"{task.domain_name}/{task.problem_name} ({len(task.objects)} objects)"
+
+
+def _explore(task: LiftedTask, fd, max_explored: int):
+    """The translator's relaxed reachability analysis, stopped once it has derived `max_explored` facts."""
+    pddl, _, _, pddl_to_prolog, build_model, _ = translator()
+    with contextlib.redirect_stdout(io.StringIO()):
+        program = pddl_to_prolog.translate(fd)
+        rules = build_model.convert_rules(program)
+        unifier = build_model.Unifier(rules)
+        queue = build_model.Queue(sorted(fact.atom for fact in program.facts))
+        while queue:
+            atom = queue.pop()
+            for rule, index in unifier.unify(atom):
+                rule.update_index(atom, index)
+                rule.fire(atom, index, queue.push)
+            if len(queue.queue) > max_explored:
+                raise SizeLimitError(
+                    f"{_where(task)}: reachability analysis passed {max_explored:,} facts and action "
+                    "instances (MAX_EXPLORED) before it ended; the reachable task is too large to play"
+                )
+    return queue.queue
+
+
+def _goal_axioms(task: LiftedTask, fd, pddl) -> None:
+    """Give each non-literal top-level goal conjunct a derived atom of its own, so that progress counts it
+    as one condition and a state says in one bit whether it holds."""
+    conjuncts = fd.goal.parts if isinstance(fd.goal, pddl.Conjunction) else [fd.goal]
+    kept, count = [], 0
+    for cond in conjuncts:
+        if isinstance(cond, pddl.Truth):
+            continue
+        literal = isinstance(cond, (pddl.Atom, pddl.NegatedAtom)) and cond.predicate != "=" and not any(
+            a.startswith("?") for a in cond.args)
+        if literal:
+            kept.append(cond)
+            continue
+        name = f"goal@{count}"
+        count += 1
+        fd.axioms.append(pddl.Axiom(name, [], 0, cond))
+        kept.append(pddl.Atom(name, []))
+    fd.goal = pddl.Conjunction(kept)
+
+
+def _strata(axioms, derived_names: set[str]) -> dict[str, int]:
+    """Each derived predicate's stratum: at least that of what it uses, above that of what it negates."""
+    level = {name: 0 for name in derived_names}
+    for _ in range(len(derived_names) + 1):
+        changed = False
+        for axiom in axioms:
+            head = axiom.effect.predicate
+            for cond in axiom.condition:
+                if cond.predicate in level:
+                    need = level[cond.predicate] + (1 if cond.negated else 0)
+                    if level[head] < need:
+                        level[head] = need
+                        changed = True
+        if not changed:
+            return level
+    raise PDDLError("derived predicates recurse through negation (no stratification exists)")
 
 
 def ground(
-    task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS
+    task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS,
+    max_explored: int = MAX_EXPLORED,
 ) -> GroundTask:
-    """Ground every schema over the objects, pruned by static preconditions.
+    """Ground the reachable part of `task` with Fast Downward's translator, as bit masks.
 
-    Tasks whose `estimate_size` passes a limit are refused first (`SizeLimitError`), so a hostile or
-    mistaken problem fails in milliseconds instead of filling memory.
+    Past `max_explored` facts while exploring, or `max_ground_actions` actions or `max_atoms` atoms once
+    grounded, a `SizeLimitError` names the count and the parameter to raise.
     """
-    check_size(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
-    dynamic = {lit.predicate for s in task.schemas for lit in (*s.add, *s.delete)}
-    static = {name for name, _ in task.predicates} - dynamic
-    order = {name: i for i, (name, _) in enumerate(task.predicates)}
-    for name, args in task.init:
-        if name not in order:
-            raise PDDLError(f"initial state uses undeclared predicate {name!r}")
+    pddl, _, normalize, _, _, instantiate = translator()
+    fd = fd_task(task.source)
+    _goal_axioms(task, fd, pddl)
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            normalize.normalize(fd)
+        except SystemExit as exc:
+            raise PDDLError(f"{_where(task)}: {str(exc).removeprefix('error: ')}") from None
+    model = _explore(task, fd, max_explored)
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, fluents, fd_actions, _, fd_axioms, _ = instantiate.instantiate(fd, model)
+    if len(fd_actions) > max_ground_actions:
+        raise SizeLimitError(
+            f"{_where(task)}: {len(fd_actions):,} reachable ground actions, over the limit of "
+            f"{max_ground_actions:,} (max_ground_actions); pass a larger max_ground_actions to ground it anyway"
+        )
+    declared = [name for name, _ in task.predicates]
+    order = {name: i for i, name in enumerate(declared)}
 
-    raw: list[tuple[Schema, tuple[str, ...], list[tuple[Atom, bool]], list[Atom], list[Atom]]] = []
-    atoms: set[Atom] = set(task.init)
-    for schema in task.schemas:
-        for args in _ground_schema(task, schema, static):
-            pre = [(bind(lit, args), lit.positive) for lit in schema.preconditions]
-            add = [bind(lit, args) for lit in schema.add]
-            delete = [bind(lit, args) for lit in schema.delete]
-            raw.append((schema, args, pre, add, delete))
-            atoms.update(a for a, _ in pre)
-            atoms.update(add)
-            atoms.update(delete)
+    def atom_of(fact) -> Atom:
+        return fact.predicate, tuple(fact.args)
+
+    atoms: set[Atom] = {atom_of(f) for f in fluents} | set(task.init)
     atoms.update((name, args) for name, args, _ in task.goal)
-
-    atom_list = tuple(sorted(atoms, key=lambda a: (order.get(a[0], len(order)), tuple(map(natural_key, a[1])))))
+    atoms.update((f"goal@{i}", ()) for i in range(len(task.goal_conditions)))
+    if len(atoms) > max_atoms:
+        raise SizeLimitError(
+            f"{_where(task)}: {len(atoms):,} reachable ground atoms, over the limit of {max_atoms:,} "
+            "(max_atoms); pass a larger max_atoms to ground it anyway"
+        )
+    atom_list = tuple(sorted(atoms, key=lambda a: (order.get(a[0], len(order)), a[0] if a[0] not in order else "",
+                                                   tuple(map(natural_key, a[1])))))
     index = {atom: i for i, atom in enumerate(atom_list)}
+
+    def masks(literals) -> tuple[int, int]:
+        pos = neg = 0
+        for lit in literals:
+            bit = 1 << index[atom_of(lit)]
+            if lit.negated:
+                neg |= bit
+            else:
+                pos |= bit
+        return pos, neg
+
+    groups: dict[str, list] = {}
+    for action in fd_actions:
+        groups.setdefault(action.name, []).append(action)
+    schema_order = {s.name: i for i, s in enumerate(task.schemas)}
+    built = []
+    for name, variants in groups.items():
+        schema, *args = name.strip("()").split()
+        first = variants[0]
+        add = delete = 0
+        conditional: dict[tuple[int, int], list[int]] = {}
+        for effects, deleting in ((first.add_effects, False), (first.del_effects, True)):
+            for cond, fact in effects:
+                bit = 1 << index[atom_of(fact)]
+                if not cond:
+                    if deleting:
+                        delete |= bit
+                    else:
+                        add |= bit
+                    continue
+                entry = conditional.setdefault(masks(cond), [0, 0])
+                entry[1 if deleting else 0] |= bit
+        delete &= ~add
+        preconditions = sorted({masks(v.precondition) for v in variants})
+        built.append(GroundAction(
+            schema=schema, args=tuple(args), pre_pos=preconditions[0][0], pre_neg=preconditions[0][1],
+            add=add, delete=delete, cost=first.cost,
+            conditional=tuple(CondEffect(pos, neg, a, d) for (pos, neg), (a, d) in sorted(conditional.items())),
+            alternatives=tuple(preconditions[1:]),
+        ))
+    built.sort(key=lambda a: (schema_order.get(a.schema, len(schema_order)), tuple(map(natural_key, a.args))))
+    actions = tuple(built)
+
+    derived_names = {axiom.effect.predicate for axiom in fd_axioms}
+    level = _strata(fd_axioms, derived_names)
+    strata: list[list[tuple[int, int, int]]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    derived = 0
+    for axiom in fd_axioms:
+        head = index[atom_of(axiom.effect)]
+        derived |= 1 << head
+        strata[level[axiom.effect.predicate]].append((head, *masks(axiom.condition)))
+    for i, (name, args) in enumerate(atom_list):
+        if name in derived_names or name in task.derived or name.startswith("goal@"):
+            derived |= 1 << i
+    hidden = 0
+    for i, (name, _) in enumerate(atom_list):
+        if name not in order:
+            hidden |= 1 << i
 
     def mask(items) -> int:
         m = 0
@@ -303,24 +447,21 @@ def ground(
             m |= 1 << index[atom]
         return m
 
-    actions = tuple(
-        GroundAction(
-            schema=schema.name,
-            args=args,
-            pre_pos=mask(a for a, positive in pre if positive),
-            pre_neg=mask(a for a, positive in pre if not positive),
-            add=mask(add),
-            delete=mask(delete),
-        )
-        for schema, args, pre, add, delete in raw
-    )
-    return GroundTask(
+    goal_pos = mask((n, a) for n, a, positive in task.goal if positive)
+    goal_pos |= mask((f"goal@{i}", ()) for i in range(len(task.goal_conditions)))
+    result = GroundTask(
         lifted=task,
         atoms=atom_list,
         actions=actions,
-        init=mask(task.init),
-        goal_pos=mask((n, a) for n, a, positive in task.goal if positive),
+        init=mask(a for a in task.init if a in index),
+        goal_pos=goal_pos,
         goal_neg=mask((n, a) for n, a, positive in task.goal if not positive),
         atom_index=index,
         action_index={(a.schema, a.args): i for i, a in enumerate(actions)},
+        hidden=hidden,
+        derived=derived,
+        axioms=tuple(tuple(rules) for rules in strata),
     )
+    if result.axioms:
+        object.__setattr__(result, "init", result.closure(result.init))
+    return result

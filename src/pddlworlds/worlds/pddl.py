@@ -1,27 +1,30 @@
-"""Read STRIPS PDDL with unified-planning into a small lifted task.
+"""Read classical PDDL into a small lifted task, with Fast Downward's translator as the parser.
 
-(Reading the files' text safely and normalising it is `pddl_text.py`'s job; its public names are
-re-exported here, so `from pddlworlds.worlds.pddl import PDDLError` keeps working.)
+(Reading the files' text safely and checking what they ask for is `pddl_text.py`'s job; its public names
+are re-exported here, so `from pddlworlds.worlds.pddl import PDDLError` keeps working.)
 
-unified-planning's reader is strict in ways real benchmark files are not (section order, names declared both
-as domain constants and problem objects). Such input is normalised here, with a warning, before it reaches
-the reader; anything the reader still rejects becomes one `PDDLError` naming the file and, where known, the
-line. Everything downstream works on `LiftedTask`, never on unified-planning objects, except the planner,
-which gets the parsed `unified_planning` problem back from `read_up_problem`.
+Fast Downward's translator is the field's reference reader of classical PDDL (ADL, derived predicates,
+action costs). Our own s-expression layer reads the files first (size and nesting limits, lines for
+errors), and the translator's parser builds its task from those lists; anything it rejects becomes one
+`PDDLError` naming the file. Everything downstream works on `LiftedTask`, plain data, except the
+grounder, which hands `LiftedTask.source` back to the translator, and the planner, which gets a parsed
+`unified_planning` problem from `read_up_problem`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .pddl_text import (
     MAX_NESTING,
     MAX_PDDL_BYTES,
+    MAX_UP_BYTES,
     PDDLError,
     PDDLNormalisationWarning,
     SizeLimitError,
@@ -32,6 +35,8 @@ from .pddl_text import (
     normalise_domain,
     normalise_problem,
     normalised_texts,
+    parsed_domain,
+    parsed_problem,
     read_pddl_bytes,
     read_pddl_text,
 )
@@ -40,12 +45,14 @@ __all__ = [
     "PDDLError",
     "SizeLimitError",
     "MAX_PDDL_BYTES",
+    "MAX_UP_BYTES",
     "MAX_NESTING",
     "read_pddl_bytes",
     "read_pddl_text",
     "PDDLNormalisationWarning",
     "ignore_normalisation_warnings",
     "normalisation_warnings_ignored",
+    "Formula",
     "Literal",
     "Schema",
     "LiftedTask",
@@ -57,8 +64,21 @@ __all__ = [
     "check_problem_structure",
     "domain_constants",
     "domain_name",
-    "lift",
+    "translator",
 ]
+
+
+def translator():
+    """Fast Downward's translator modules, its options set once for use as a library (actions whose
+    effects vanish are kept: a no-op is still an action an agent may take)."""
+    from fast_downward.translate import options
+
+    if options.options is None:
+        options.set_options(["domain.pddl", "problem.pddl", "--keep-no-ops"])
+    from fast_downward.translate import build_model, instantiate, normalize, pddl, pddl_to_prolog
+    from fast_downward.translate.pddl_parser import parsing_functions
+
+    return pddl, parsing_functions, normalize, pddl_to_prolog, build_model, instantiate
 
 
 def ignore_normalisation_warnings() -> None:
@@ -76,7 +96,7 @@ def normalisation_warnings_ignored() -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------------------------------
-# The lifted task: what the grounder needs, in plain data.
+# The lifted task: what the grounder and the text need, in plain data.
 
 
 @dataclass(frozen=True)
@@ -89,13 +109,44 @@ class Literal:
 
 
 @dataclass(frozen=True)
+class Formula:
+    """A condition that is not a literal (`or`, `forall`, `exists`, a nested `not`...), as plain data.
+
+    `op` is "atom", "not", "and", "or", "forall", "exists", "true" or "false"; an atom's args are variable
+    names ("?x") or objects; a quantifier binds `variables` as (name, type) pairs.
+    """
+
+    op: str
+    parts: tuple[Formula, ...] = ()
+    predicate: str = ""
+    args: tuple[str, ...] = ()
+    variables: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def pddl(self) -> str:
+        if self.op == "atom":
+            return "(" + " ".join((self.predicate, *self.args)) + ")"
+        if self.op in ("true", "false"):
+            return "(and)" if self.op == "true" else "(or)"
+        inner = " ".join(p.pddl for p in self.parts)
+        if self.op in ("forall", "exists"):
+            bound = " ".join(f"{name} - {type_name}" for name, type_name in self.variables)
+            return f"({self.op} ({bound}) {inner})"
+        return f"({self.op} {inner})"
+
+
+@dataclass(frozen=True)
 class Schema:
     name: str
     parameters: tuple[str, ...]  # PDDL parameter names without '?'
     types: tuple[str, ...]
-    preconditions: tuple[Literal, ...]
-    add: tuple[Literal, ...]
-    delete: tuple[Literal, ...]
+    preconditions: tuple[Literal, ...]  # the precondition's top-level literals
+    add: tuple[Literal, ...]  # unconditional add effects
+    delete: tuple[Literal, ...]  # unconditional delete effects
+    #: The precondition's other top-level conjuncts (free variables "?name" are the parameters).
+    conditions: tuple[Formula, ...] = ()
+    #: Whether some effect is conditional (`when`) or quantified (`forall`): `add`/`delete` are then not all.
+    conditional: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,19 +158,20 @@ class LiftedTask:
     objects: tuple[tuple[str, str], ...]  # (name, type), constants included
     supertypes: dict[str, tuple[str, ...]]  # type -> itself and its ancestors
     init: frozenset[tuple[str, tuple[str, ...]]]
-    goal: tuple[tuple[str, tuple[str, ...], bool], ...]  # (predicate, args, positive)
+    goal: tuple[tuple[str, tuple[str, ...], bool], ...]  # the goal's top-level literals (predicate, args, positive)
+    #: The goal's other top-level conjuncts; progress counts each as one condition.
+    goal_conditions: tuple[Formula, ...] = ()
+    derived: tuple[str, ...] = ()  # predicates defined by `:derived` rules
+    costs: bool = False  # `(:metric minimize (total-cost))`: actions cost what their effects say
+    #: The files as the translator's parser reads them (lower-cased nested lists), for the grounder.
+    source: tuple = field(default=(), compare=False, repr=False, hash=False)
 
     def objects_of(self, type_name: str) -> list[str]:
         return [name for name, t in self.objects if type_name in self.supertypes.get(t, (t,))]
 
-
-def _line_of(exc: Exception) -> int | None:
-    for attr in ("lineno", "line_number"):
-        value = getattr(exc, attr, None)
-        if isinstance(value, int):
-            return value
-    match = re.search(r"line[: ]+(\d+)", str(exc))
-    return int(match.group(1)) if match else None
+    @property
+    def goal_size(self) -> int:
+        return len(self.goal) + len(self.goal_conditions)
 
 
 def read_up_problem(
@@ -127,7 +179,7 @@ def read_up_problem(
     problem_path: str | Path,
     environment=None,
     *,
-    max_file_bytes: int = MAX_PDDL_BYTES,
+    max_file_bytes: int = MAX_UP_BYTES,
 ):
     """Parse with unified-planning (after normalisation) into a `unified_planning.model.Problem`.
 
@@ -158,121 +210,167 @@ def read_up_problem(
     ) from problem_exc
 
 
+def _line_of(exc: Exception) -> int | None:
+    for attr in ("lineno", "line_number"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    match = re.search(r"line[: ]+(\d+)", str(exc))
+    return int(match.group(1)) if match else None
+
+
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
 
 
+def _parse_error(exc: BaseException) -> str:
+    """The translator's message without its context chain: what is wrong and what it got."""
+    lines = [line.strip(" \t->") for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    got = [line for line in lines if line.startswith(("Got:", "Syntax:"))]
+    main = [line for line in lines if not line.startswith(("Got:", "Syntax:", "Parsing"))]
+    where = [line for line in lines if line.startswith("Parsing")]
+    text = (main[-1] if main else lines[-1]).removeprefix("error: ").removeprefix("Error: ")
+    if where:
+        text = f"{where[-1][0].lower()}{where[-1][1:]}: {text}"
+    return "; ".join([text, *got])
+
+
+def fd_task(source: tuple):
+    """A fresh translator task from `LiftedTask.source` (normalising changes a task in place, so each
+    grounding parses its own); its printed chatter is dropped."""
+    _, parsing_functions, *_ = translator()
+    domain_lists, problem_lists = source
+    with contextlib.redirect_stdout(io.StringIO()):
+        return parsing_functions.parse_task(domain_lists, problem_lists)
+
+
 def read_task(
     domain_path: str | Path, problem_path: str | Path, *, max_file_bytes: int = MAX_PDDL_BYTES
 ) -> LiftedTask:
-    """Parse a STRIPS domain and problem into a `LiftedTask`."""
-    problem = read_up_problem(domain_path, problem_path, max_file_bytes=max_file_bytes)
-    domain_path = Path(domain_path)
-    return lift(problem, Path(problem_path), domain_name(domain_path, max_file_bytes), domain_path)
+    """Parse a classical PDDL domain and problem into a `LiftedTask`."""
+    domain_path, problem_path = Path(domain_path), Path(problem_path)
+    domain_text = read_pddl_text(domain_path, max_file_bytes)
+    problem_text = read_pddl_text(problem_path, max_file_bytes)
+    domain_lists = parsed_domain(domain_text, domain_path)
+    problem_lists = parsed_problem(problem_text, domain_constants(domain_text, domain_path), problem_path)
+    pddl, parsing_functions, *_ = translator()
+    from fast_downward.translate.pddl_parser.parse_error import ParseError
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            parsing_functions.parse_domain_pddl(parsing_functions.Context(), domain_lists)
+        except (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError,
+                AssertionError, IndexError, UnboundLocalError) as exc:
+            raise PDDLError(f"cannot read the domain: {_parse_error(exc)}", domain_path) from None
+        try:
+            task = parsing_functions.parse_task(domain_lists, problem_lists)
+        except (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError,
+                AssertionError, IndexError, UnboundLocalError) as exc:
+            raise PDDLError(f"cannot read the problem: {_parse_error(exc)}", problem_path) from None
+    return _lifted(task, pddl, (domain_lists, problem_lists), domain_path, problem_path)
 
 
-def lift(
-    problem, problem_path: Path | None = None, domain: str | None = None, domain_path: Path | None = None
-) -> LiftedTask:
-    """Translate a parsed unified-planning problem into a `LiftedTask`; reject what is not STRIPS, naming
-    the domain file for what its actions and predicates hold and the problem file for its goal."""
+def _formula(cond, pddl) -> Formula:
+    if isinstance(cond, pddl.Atom):
+        return Formula("atom", predicate=cond.predicate, args=tuple(cond.args))
+    if isinstance(cond, pddl.NegatedAtom):
+        return Formula("not", (Formula("atom", predicate=cond.predicate, args=tuple(cond.args)),))
+    if isinstance(cond, pddl.Truth):
+        return Formula("true")
+    if isinstance(cond, pddl.Falsity):
+        return Formula("false")
+    parts = tuple(_formula(p, pddl) for p in cond.parts)
+    if isinstance(cond, pddl.Conjunction):
+        return Formula("and", parts)
+    if isinstance(cond, pddl.Disjunction):
+        return Formula("or", parts)
+    variables = tuple((p.name, p.type_name) for p in cond.parameters)
+    op = "forall" if isinstance(cond, pddl.UniversalCondition) else "exists"
+    return Formula(op, parts, variables=variables)
 
-    def fail(message: str, path: Path | None = None):
-        raise PDDLError(f"not STRIPS: {message}", path or domain_path or problem_path)
 
-    supertypes: dict[str, tuple[str, ...]] = {}
-    for t in problem.user_types:
-        chain = []
-        cur = t
-        while cur is not None:
-            chain.append(cur.name)
-            cur = cur.father
-        supertypes[t.name] = tuple(chain)
-    objects = tuple((o.name, o.type.name) for o in problem.all_objects)
-    for name, t in objects:
-        supertypes.setdefault(t, (t,))
+def _conjuncts(cond, pddl) -> list:
+    if isinstance(cond, pddl.Conjunction):
+        return [c for part in cond.parts for c in _conjuncts(part, pddl)]
+    if isinstance(cond, pddl.Truth):
+        return []
+    return [cond]
 
-    predicates = []
-    for fluent in problem.fluents:
-        if not fluent.type.is_bool_type():
-            fail(f"fluent {fluent.name} is numeric")
-        predicates.append((fluent.name, tuple(p.name for p in fluent.signature)))
 
-    def literal(node, params: dict[str, int], where: str) -> Literal:
-        positive = True
-        if node.is_not():
-            positive = False
-            node = node.arg(0)
-        if not node.is_fluent_exp():
-            fail(f"{where}: unsupported expression {node}")
-        args: list[int | str] = []
-        for arg in node.args:
-            if arg.is_parameter_exp():
-                args.append(params[arg.parameter().name])
-            elif arg.is_object_exp():
-                args.append(arg.object().name)
-            else:
-                fail(f"{where}: unsupported argument {arg}")
-        return Literal(node.fluent().name, tuple(args), positive)
+def _is_literal(cond, pddl) -> bool:
+    return isinstance(cond, (pddl.Atom, pddl.NegatedAtom)) and cond.predicate != "="
 
-    def conjuncts(node):
-        if node.is_and():
-            for arg in node.args:
-                yield from conjuncts(arg)
-        elif node.is_true():
-            return
-        else:
-            yield node
 
-    schemas = []
-    for action in problem.actions:
-        if not hasattr(action, "preconditions") or not hasattr(action, "effects"):
-            fail(f"action {action.name} is not instantaneous")
-        params = {p.name: i for i, p in enumerate(action.parameters)}
-        pre = tuple(
-            literal(c, params, f"precondition of {action.name}")
-            for node in action.preconditions
-            for c in conjuncts(node)
-        )
-        add, delete = [], []
-        for effect in action.effects:
-            if effect.is_conditional() or not effect.is_assignment():
-                fail(f"action {action.name} has a conditional or numeric effect")
-            lit = literal(effect.fluent, params, f"effect of {action.name}")
-            (add if effect.value.is_true() else delete).append(lit)
-        schemas.append(
-            Schema(
-                name=action.name,
-                parameters=tuple(p.name for p in action.parameters),
-                types=tuple(p.type.name for p in action.parameters),
-                preconditions=pre,
-                add=tuple(add),
-                delete=tuple(delete),
-            )
-        )
-
-    def ground_atom(node) -> tuple[str, tuple[str, ...]]:
-        return node.fluent().name, tuple(a.object().name for a in node.args)
-
-    init = frozenset(
-        ground_atom(fluent) for fluent, value in problem.explicit_initial_values.items() if value.is_true()
+def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) -> LiftedTask:
+    """The translator's parsed task (before normalisation) as a `LiftedTask`."""
+    supertypes = {t.name: (t.name, *t.supertype_names) for t in task.types}
+    objects = tuple((o.name, o.type_name) for o in task.objects)
+    for name, type_name in objects:
+        if not isinstance(type_name, str):
+            raise PDDLError(f"object {name!r} has the type {type_name!r}: objects need one type", problem_path)
+        supertypes.setdefault(type_name, (type_name,))
+    predicates = tuple(
+        (p.name, tuple(a.name.lstrip("?") for a in p.arguments)) for p in task.predicates if p.name != "="
     )
-    goal = []
-    for node in problem.goals:
-        for c in conjuncts(node):
-            positive = not c.is_not()
-            atom = c.arg(0) if c.is_not() else c
-            if not atom.is_fluent_exp():
-                fail(f"goal: unsupported expression {c}", problem_path)
-            goal.append((*ground_atom(atom), positive))
+    schemas = []
+    for action in task.actions:
+        params = {p.name: i for i, p in enumerate(action.parameters)}
+        for p in action.parameters:
+            if not isinstance(p.type_name, str):
+                raise PDDLError(f"action {action.name!r}: parameter {p.name} of type {p.type_name}: "
+                                "an action parameter needs one type", domain_path)
+
+        def literal(cond) -> Literal:
+            args = tuple(params.get(a, a) for a in cond.args)
+            return Literal(cond.predicate, args, not cond.negated)
+
+        pre, conditions = [], []
+        for cond in _conjuncts(action.precondition, pddl):
+            if _is_literal(cond, pddl) and all(a in params or not a.startswith("?") for a in cond.args):
+                pre.append(literal(cond))
+            else:
+                conditions.append(_formula(cond, pddl))
+        add, delete, conditional = [], [], False
+        for effect in action.effects:
+            if effect.parameters or not isinstance(effect.condition, pddl.Truth):
+                conditional = True
+                continue
+            (delete if effect.literal.negated else add).append(literal(effect.literal))
+        schemas.append(Schema(
+            name=action.name,
+            parameters=tuple(p.name.lstrip("?") for p in action.parameters),
+            types=tuple(p.type_name for p in action.parameters),
+            preconditions=tuple(pre),
+            add=tuple(add),
+            delete=tuple(delete),
+            conditions=tuple(conditions),
+            conditional=conditional,
+        ))
+    init = frozenset(
+        (a.predicate, tuple(a.args)) for a in task.init if isinstance(a, pddl.Atom) and a.predicate != "="
+    )
+    goal, goal_conditions = [], []
+    for cond in _conjuncts(task.goal, pddl):
+        if _is_literal(cond, pddl) and not any(a.startswith("?") for a in cond.args):
+            goal.append((cond.predicate, tuple(cond.args), not cond.negated))
+        else:
+            goal_conditions.append(_formula(cond, pddl))
+    if not goal and not goal_conditions:
+        raise PDDLError("the goal is empty: it names no condition", problem_path)
     return LiftedTask(
-        domain_name=domain or "unknown",
-        problem_name=problem.name,
-        predicates=tuple(predicates),
+        domain_name=task.domain_name,
+        problem_name=task.problem_name,
+        predicates=predicates,
         schemas=tuple(schemas),
         objects=objects,
         supertypes=supertypes,
         init=init,
         goal=tuple(goal),
+        goal_conditions=tuple(goal_conditions),
+        derived=tuple(dict.fromkeys(axiom.name for axiom in task.axioms)),
+        costs=bool(task.use_min_cost_metric),
+        source=source,
     )

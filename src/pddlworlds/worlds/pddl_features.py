@@ -1,6 +1,10 @@
-"""Which PDDL a world reads: STRIPS with types and negative preconditions. The requirement flags PDDL
-defines, and the features outside that subset (requirements, sections, forms inside an action), each with
-the words `pddl_text`'s checks name it by when they refuse it before unified-planning reads it.
+"""Which PDDL a world reads: classical PDDL as Fast Downward reads it (PDDL 2.2 level 1 without numeric
+state): typing with `either`, constants, negative preconditions, equality, `and`/`or`/`not`/`imply`,
+`exists`/`forall` in preconditions and goals, conditional and universally quantified effects, derived
+predicates, and action costs (`increase (total-cost)` by a constant or a static function).
+
+What stays outside, each with the words `pddl_text`'s checks name it by when they refuse it: numeric state,
+durative actions, PDDL+ (processes, events), timed initial literals, preferences and `:constraints`.
 """
 
 from __future__ import annotations
@@ -14,34 +18,37 @@ __all__ = [
     "UNSUPPORTED_SECTIONS",
 ]
 
-#: Requirements of PDDL features outside STRIPS with types: refused by name (the flag alone is enough).
+#: Requirements of features outside classical PDDL: refused by name (the flag alone is enough, as a domain
+#: that declares them is written for them). `:fluents` and `:numeric-fluents` are not here: many IPC domains
+#: declare them for `total-cost` alone, so numeric state is refused where it is used, not where it is named.
 UNSUPPORTED_REQUIREMENTS = {
-    ":action-costs": "action costs", ":numeric-fluents": "numeric fluents", ":fluents": "numeric fluents",
     ":durative-actions": "durative actions", ":duration-inequalities": "durative actions",
     ":continuous-effects": "continuous effects", ":timed-initial-literals": "timed initial literals",
-    ":derived-predicates": "derived predicates", ":preferences": "preferences", ":constraints": "constraints",
+    ":preferences": "preferences", ":constraints": "constraints", ":time": "PDDL+ time",
 }
-#: Every requirement flag PDDL defines (the flags unified-planning reads, and those refused above): any other
-#: is a typo, named as such instead of unified-planning's "Expected ')'".
+#: Every requirement flag PDDL 1.2 to 3.1 and PDDL+ define: any other is a typo, named as such.
 KNOWN_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
     ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions", ":conditional-effects",
-    ":adl", ":timed-initial-effects", ":hierarchy", ":method-preconditions", ":contingent", ":time", ":object-fluents",
+    ":adl", ":timed-initial-effects", ":hierarchy", ":method-preconditions", ":contingent", ":object-fluents",
+    ":action-costs", ":numeric-fluents", ":fluents", ":derived-predicates", ":domain-axioms",
+    ":expression-evaluation", ":safety-constraints", ":open-world", ":true-negation", ":ucpop",
+    ":foreach-expansions", ":dag-expansions", ":subgoals-through-axioms", ":processes", ":events",
 }) | frozenset(UNSUPPORTED_REQUIREMENTS)
 #: Sections of such features.
 UNSUPPORTED_SECTIONS = {
-    ":derived": "derived predicates (:derived)", ":durative-action": "durative actions (:durative-action)",
-    ":functions": "numeric functions (:functions)", ":constraints": "constraints (:constraints)",
+    ":durative-action": "durative actions (:durative-action)", ":process": "PDDL+ processes (:process)",
+    ":event": "PDDL+ events (:event)", ":constraints": "constraints (:constraints)",
 }
-#: Forms inside an action: in its effect, or in its precondition.
+#: Forms inside an action's effect that change numeric state (`increase (total-cost) ...` is allowed).
 UNSUPPORTED_EFFECTS = {
-    "forall": "universally quantified effects (forall)", "when": "conditional effects (when)",
-    "increase": "numeric effects (increase)", "decrease": "numeric effects (decrease)",
-    "assign": "numeric effects (assign)", "scale-up": "numeric effects (scale-up)",
-    "scale-down": "numeric effects (scale-down)",
+    "decrease": "numeric effects (decrease)", "assign": "numeric effects (assign)",
+    "scale-up": "numeric effects (scale-up)", "scale-down": "numeric effects (scale-down)",
 }
+#: Forms inside a precondition, a derived predicate or a goal that read numeric state or time.
 UNSUPPORTED_CONDITIONS = {
-    "forall": "universal quantification (forall)", "exists": "existential quantification (exists)",
-    "or": "disjunction (or)", "imply": "implication (imply)", "=": "equality (=)",
+    "<": "numeric comparisons (<)", ">": "numeric comparisons (>)", "<=": "numeric comparisons (<=)",
+    ">=": "numeric comparisons (>=)", "preference": "preferences (preference)",
 }
-SUPPORTED = "pddlworlds reads STRIPS with types and negative preconditions"
+SUPPORTED = ("pddlworlds reads classical PDDL as Fast Downward does: ADL, derived predicates and action "
+             "costs, without numeric state, durative actions, PDDL+ or constraints")

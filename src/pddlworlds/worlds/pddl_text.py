@@ -39,6 +39,9 @@ __all__ = [
     "check_domain_structure",
     "check_problem_structure",
     "normalised_texts",
+    "parsed_domain",
+    "parsed_problem",
+    "MAX_UP_BYTES",
 ]
 
 class PDDLError(ValueError):
@@ -55,10 +58,12 @@ class SizeLimitError(PDDLError):
     """Input refused because it is larger than a documented limit (the message names the parameter)."""
 
 
-#: Largest PDDL file read, in bytes (128 KiB; the largest shipped file is under 5 kB). unified-planning's
-#: reader is slow on large input (44 s for 0.5 MB, about 30 min for 20 MB, measured), so bigger
-#: files are refused before it sees them; pass a larger `max_file_bytes` to read one anyway.
-MAX_PDDL_BYTES = 128 * 1024
+#: Largest PDDL file a world reads, in bytes (4 MiB; the largest shipped file is under 5 kB, the largest
+#: first problem of the IPC collections 454 kB). Pass a larger `max_file_bytes` to read one anyway.
+MAX_PDDL_BYTES = 4 * 1024 * 1024
+#: Largest file handed to unified-planning (the planner's reader), 128 KiB: it is slow on large input (44 s
+#: for 0.5 MB, about 30 min for 20 MB, measured), so bigger files are refused before it sees them.
+MAX_UP_BYTES = 128 * 1024
 #: Deepest parenthesis nesting accepted. Shipped files reach 5; unified-planning's recursive reader
 #: raises RecursionError at about 50 levels, so deeper input is refused before it gets there.
 MAX_NESTING = 32
@@ -78,8 +83,7 @@ def read_pddl_bytes(path: str | Path, max_bytes: int = MAX_PDDL_BYTES) -> bytes:
         if size > max_bytes:
             raise SizeLimitError(
                 f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes (max_file_bytes); "
-                "unified-planning's reader takes minutes on files this large; pass a larger "
-                "max_file_bytes to read it anyway",
+                "pass a larger max_file_bytes to read it anyway",
                 path,
             )
         data = path.read_bytes()
@@ -348,10 +352,26 @@ def _refuse_type_cycle(section: list, path: Path) -> None:
                             getattr(section, "line", None))
 
 
+def _refuse_numeric_effects(expr, where: str, path: Path) -> None:
+    """`increase` is action costs only: `(increase (total-cost) N)` or by a function; anything else that
+    changes a number is numeric state."""
+    for item in expr:
+        if not isinstance(item, list) or not item:
+            continue
+        head = str(item[0]).lower() if isinstance(item[0], str) else ""
+        if head == "increase":
+            target = item[1] if len(item) > 1 else None
+            if not (isinstance(target, list) and len(target) == 1 and str(target[0]).lower() == "total-cost"):
+                raise PDDLError(f"{where} increases {_write_sexpr(target) if target is not None else 'nothing'}: "
+                                f"numeric state is not supported (only (increase (total-cost) ...)); {SUPPORTED}",
+                                path, getattr(item, "line", None))
+            continue
+        _refuse_numeric_effects(item, where, path)
+
+
 def check_domain_features(define: list, path: Path) -> None:
-    """Refuse, by name and with the line, the PDDL features the grounder does not handle (action costs,
-    numeric fluents, derived predicates, durative actions, quantified or conditional effects...), before
-    unified-planning reads them and fails with a message about its internals or none at all."""
+    """Refuse, by name and with the line, the PDDL features outside classical planning (numeric state,
+    durative actions, PDDL+, constraints, preferences) before the parser meets them."""
     for section in define:
         name = _section(section)
         line = getattr(section, "line", None)
@@ -359,14 +379,16 @@ def check_domain_features(define: list, path: Path) -> None:
             for flag in section[1:]:
                 what = UNSUPPORTED_REQUIREMENTS.get(str(flag).lower())
                 if what:
-                    raise PDDLError(f"not STRIPS: requirement {flag} ({what}) is not supported; {SUPPORTED}", path, line)
+                    raise PDDLError(f"requirement {flag} ({what}) is not supported; {SUPPORTED}", path, line)
                 if str(flag).lower() not in KNOWN_REQUIREMENTS:
                     raise PDDLError(f"unknown requirement {_write_sexpr(flag) if isinstance(flag, list) else flag}: "
-                                    f"PDDL has no such requirement; {SUPPORTED}", path, line)
+                                    f"PDDL has no such requirement", path, line)
         elif name == ":types":
             _refuse_type_cycle(section, path)
         elif name in UNSUPPORTED_SECTIONS:
-            raise PDDLError(f"not STRIPS: {UNSUPPORTED_SECTIONS[name]} are not supported; {SUPPORTED}", path, line)
+            raise PDDLError(f"{UNSUPPORTED_SECTIONS[name]} are not supported; {SUPPORTED}", path, line)
+        elif name == ":derived":
+            _refuse_forms(section[2:], UNSUPPORTED_CONDITIONS, "a derived predicate", path)
         elif name == ":action":
             action = section[1] if len(section) > 1 and isinstance(section[1], str) else "?"
             keys = [str(e).lower() if isinstance(e, str) else None for e in section]
@@ -374,6 +396,8 @@ def check_domain_features(define: list, path: Path) -> None:
                 if key in keys and keys.index(key) + 1 < len(section):
                     body = section[keys.index(key) + 1]
                     _refuse_forms([body], unsupported, f"the {key[1:]} of action {action!r}", path)
+                    if key == ":effect":
+                        _refuse_numeric_effects([body], f"the effect of action {action!r}", path)
 
 
 def check_domain_structure(text: str, path: str | Path = "<domain>") -> None:
@@ -382,6 +406,10 @@ def check_domain_structure(text: str, path: str | Path = "<domain>") -> None:
     path = Path(path)
     define = _read_sexpr(text, path)
     check_domain_features(define, path)
+    _check_effects_present(define, path)
+
+
+def _check_effects_present(define: list, path: Path) -> None:
     for section in define:
         if _section(section) != ":action":
             continue
@@ -393,7 +421,8 @@ def check_domain_structure(text: str, path: str | Path = "<domain>") -> None:
 
 def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
     """Refuse a problem without a goal, or with an empty one (`(:goal (and))`): nothing to play or plan;
-    and a goal or a section the grounder does not handle (a quantified goal, `:metric`), by name."""
+    and, by name, a goal or a section outside classical planning (preferences, a numeric goal,
+    `:constraints`, a metric other than total cost)."""
     path = Path(path)
     define = _read_sexpr(text, path)
     goals = [s for s in define if _section(s) == ":goal"]
@@ -404,10 +433,41 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
         raise PDDLError("the goal is empty: it names no condition", path, getattr(goals[0], "line", None))
     _refuse_forms(body, UNSUPPORTED_CONDITIONS, "the goal", path)
     for section in define:
-        if _section(section) in (":metric", ":constraints"):
-            raise PDDLError(
-                f"not STRIPS: {_section(section)} is not supported; {SUPPORTED}", path, getattr(section, "line", None)
-            )
+        kind = _section(section)
+        line = getattr(section, "line", None)
+        if kind == ":constraints":
+            raise PDDLError(f"constraints (:constraints) are not supported; {SUPPORTED}", path, line)
+        if kind == ":metric":
+            metric = [e.lower() if isinstance(e, str) else e for e in section[1:]]
+            if not (len(metric) == 2 and metric[0] == "minimize" and isinstance(metric[1], list)
+                    and [str(x).lower() for x in metric[1]] == ["total-cost"]):
+                raise PDDLError(f"the metric {_write_sexpr(section)} is not supported: only (:metric minimize "
+                                "(total-cost)) is (action costs)", path, line)
+
+
+def _lowered(expr):
+    """Plain nested lists of lower-case strings: PDDL names are case-insensitive, and the parser downstream
+    (Fast Downward's) compares keywords in lower case."""
+    if isinstance(expr, list):
+        return [_lowered(e) for e in expr]
+    return expr.lower()
+
+
+def parsed_domain(text: str, path: str | Path = "<domain>") -> list:
+    """The domain as nested lists, checked (`check_domain_structure`), lower-cased."""
+    path = Path(path)
+    define = _read_sexpr(text, path)
+    check_domain_features(define, path)
+    _check_effects_present(define, path)
+    return _lowered(define)
+
+
+def parsed_problem(text: str, constants: dict[str, str], path: str | Path = "<problem>") -> list:
+    """The problem as nested lists, checked (`check_problem_structure`), lower-cased, with objects that
+    repeat a domain constant (or an earlier object) of the same type dropped: that is one object."""
+    text, _ = normalise_problem(text, constants, path)
+    check_problem_structure(text, path)
+    return _lowered(_read_sexpr(text, Path(path)))
 
 
 def normalised_texts(
