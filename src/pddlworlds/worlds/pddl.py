@@ -32,6 +32,7 @@ from .pddl_text import (
     check_problem_structure,
     domain_constants,
     domain_name,
+    line_of_form,
     normalise_domain,
     normalise_problem,
     normalised_texts,
@@ -224,18 +225,23 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0]
 
 
-def _parse_error(exc: BaseException) -> str:
-    """The translator's message without its context chain: what is wrong and what it got."""
+def _parse_error(exc: BaseException, tree: list) -> tuple[str, int | None]:
+    """The translator's message without its context chain (what is wrong and what it got), and the line of
+    what it got in `tree`."""
     lines = [line.strip(" \t->") for line in str(exc).strip().splitlines() if line.strip()]
     if not lines:
-        return type(exc).__name__
+        return type(exc).__name__, None
     got = [line for line in lines if line.startswith(("Got:", "Syntax:"))]
     main = [line for line in lines if not line.startswith(("Got:", "Syntax:", "Parsing"))]
     where = [line for line in lines if line.startswith("Parsing")]
     text = (main[-1] if main else lines[-1]).removeprefix("error: ").removeprefix("Error: ")
     if where:
         text = f"{where[-1][0].lower()}{where[-1][1:]}: {text}"
-    return "; ".join([text, *got])
+    line = None
+    for entry in got:
+        if entry.startswith("Got:"):
+            line = line_of_form(tree, entry.removeprefix("Got:").strip())
+    return "; ".join([text, *got]), line
 
 
 def fd_task(source: tuple):
@@ -259,17 +265,19 @@ def read_task(
     pddl, parsing_functions, *_ = translator()
     from fast_downward.translate.pddl_parser.parse_error import ParseError
 
+    failures = (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError, AssertionError,
+                IndexError, UnboundLocalError, StopIteration, RecursionError)
     with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            parsing_functions.parse_domain_pddl(parsing_functions.Context(), domain_lists)
-        except (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError,
-                AssertionError, IndexError, UnboundLocalError) as exc:
-            raise PDDLError(f"cannot read the domain: {_parse_error(exc)}", domain_path) from None
+        try:  # the domain alone first (its parser yields its parts), to blame the right file
+            tuple(parsing_functions.parse_domain_pddl(parsing_functions.Context(), domain_lists))
+        except failures as exc:
+            message, line = _parse_error(exc, domain_lists)
+            raise PDDLError(f"cannot parse domain: {message}", domain_path, line) from None
         try:
             task = parsing_functions.parse_task(domain_lists, problem_lists)
-        except (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError,
-                AssertionError, IndexError, UnboundLocalError) as exc:
-            raise PDDLError(f"cannot read the problem: {_parse_error(exc)}", problem_path) from None
+        except failures as exc:
+            message, line = _parse_error(exc, problem_lists)
+            raise PDDLError(f"cannot parse problem: {message}", problem_path, line) from None
     return _lifted(task, pddl, (domain_lists, problem_lists), domain_path, problem_path)
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "normalised_texts",
     "parsed_domain",
     "parsed_problem",
+    "line_of_form",
     "MAX_UP_BYTES",
 ]
 
@@ -446,11 +447,25 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
 
 
 def _lowered(expr):
-    """Plain nested lists of lower-case strings: PDDL names are case-insensitive, and the parser downstream
-    (Fast Downward's) compares keywords in lower case."""
+    """Nested lists of lower-case strings, each list keeping its line: PDDL names are case-insensitive, and
+    the parser downstream (Fast Downward's) compares keywords in lower case."""
     if isinstance(expr, list):
-        return [_lowered(e) for e in expr]
+        node = _Node(_lowered(e) for e in expr)
+        node.line = getattr(expr, "line", 0)
+        return node
     return expr.lower()
+
+
+def line_of_form(tree: list, text: str) -> int | None:
+    """The line of the first form in `tree` written as `text` (or holding the word `text`): where a parser
+    that names only what it got found it."""
+    stack = [tree]
+    while stack:
+        node = stack.pop(0)
+        if _write_sexpr(node) == text or text in node:
+            return getattr(node, "line", None) or None
+        stack[:0] = [e for e in node if isinstance(e, list)]
+    return None
 
 
 def parsed_domain(text: str, path: str | Path = "<domain>") -> list:
