@@ -17,7 +17,7 @@ import pddlworlds
 from pddlworlds.worlds.catalogue import check_split_name, get_domain, load_task, names_shipped_domain
 from pddlworlds.env import SOLVED_AT_RESET, PDDLTextEnv
 from pddlworlds.worlds.grounding import MAX_GROUND_ACTIONS, check_size, estimate_size, ground
-from pddlworlds.worlds.pddl import MAX_NESTING, PDDLError, SizeLimitError, read_pddl_text, read_task
+from pddlworlds.worlds.pddl import MAX_NESTING, PDDLError, SizeLimitError, read_pddl_text, read_task, read_up_problem
 
 DOMAIN = """\
 (define (domain toy)
@@ -192,28 +192,35 @@ def wide_problem(n: int) -> str:
     return f"(define (problem wide{n}) (:domain wide)\n  (:objects {objects})\n  (:init (p o0 o1))\n  (:goal (q o0 o1)))\n"
 
 
-def test_four_parameters_over_fifty_objects_are_refused_fast_and_small(tmp_path: Path) -> None:
+def test_grounding_counts_the_reachable_actions_not_the_argument_tuples(tmp_path: Path) -> None:
     domain, problem = write(tmp_path, "domain.pddl", WIDE_DOMAIN), write(tmp_path, "p.pddl", wide_problem(50))
     task = read_task(domain, problem)
-    assert estimate_size(task).ground_actions == 50**4
+    assert estimate_size(task).ground_actions == 50**4  # the product of the argument domains
+    assert len(ground(task).actions) == 50**2  # only (a4 o0 o1 ?c ?d) is reachable
+    assert pddlworlds.make_env(domain, problem).reset(seed=0)[1]["problem"] == "p"
+    # past the limit on reachable actions, refused by name; a raised limit lets it through
+    with pytest.raises(SizeLimitError, match="2,500 reachable ground actions.*max_ground_actions"):
+        pddlworlds.make_env(domain, problem, max_ground_actions=1_000)
+    env = pddlworlds.make_env(domain, problem, max_ground_actions=3_000)
+    assert env.reset(seed=0)[1]["problem"] == "p"
+
+
+def test_a_reachable_explosion_is_stopped_fast_and_small(tmp_path: Path) -> None:
+    """Every (p a b) true makes all 50**4 actions reachable: the exploration stops at its bound."""
+    domain = write(tmp_path, "domain.pddl", WIDE_DOMAIN)
+    objects = [f"o{i}" for i in range(50)]
+    init = " ".join(f"(p {a} {b})" for a in objects for b in objects)
+    problem = write(tmp_path, "p.pddl", f"(define (problem wide) (:domain wide) (:objects {' '.join(objects)})"
+                                        f" (:init {init}) (:goal (q o0 o1)))")
+    task = read_task(domain, problem)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
     with pytest.raises(SizeLimitError) as caught:
-        ground(task)
+        ground(task, max_explored=20_000)
     elapsed = time.perf_counter() - start
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-    message = str(caught.value)
-    assert "6,250,000 ground actions" in message and "max_ground_actions" in message
-    assert f"{MAX_GROUND_ACTIONS:,}" in message and "50 objects" in message
-    assert elapsed < 0.5 and grown_kib < 50_000
-    # the environment refuses it the same way, and a raised limit lets a smaller one through
-    with pytest.raises(SizeLimitError, match="max_ground_actions"):
-        pddlworlds.make_env(domain, problem)
-    small = write(tmp_path, "small.pddl", wide_problem(6))
-    with pytest.raises(SizeLimitError, match="1,296 ground actions"):
-        pddlworlds.make_env(domain, small, max_ground_actions=1_000)
-    env = pddlworlds.make_env(domain, small, max_ground_actions=2_000)
-    assert env.reset(seed=0)[1]["problem"] == "small"
+    assert "20,000" in str(caught.value) and "MAX_EXPLORED" in str(caught.value) and "50 objects" in str(caught.value)
+    assert elapsed < 5 and grown_kib < 100_000
 
 
 def test_atom_limit_names_its_parameter(tmp_path: Path) -> None:
@@ -232,7 +239,7 @@ def test_estimates_bound_every_shipped_problem(domain_problem, world_of) -> None
     assert len(world.task.atoms) <= size.atoms
 
 
-def test_large_pddl_file_is_refused_before_unified_planning_reads_it(tmp_path: Path, toy, monkeypatch) -> None:
+def test_large_pddl_file_is_refused_before_any_parser_reads_it(tmp_path: Path, toy, monkeypatch) -> None:
     padding = "; " + "x" * 1000 + "\n"
     big = write(tmp_path, "big.pddl", PROBLEM + padding * 150)  # about 150 kB
     import unified_planning.io
@@ -241,16 +248,18 @@ def test_large_pddl_file_is_refused_before_unified_planning_reads_it(tmp_path: P
         raise AssertionError("unified-planning must not see an oversized file")
 
     monkeypatch.setattr(unified_planning.io.PDDLReader, "parse_problem_string", never)
-    start = time.perf_counter()
+    # the world's reader takes it (4 MiB by default); unified-planning's, the planner's, refuses it first
+    assert load_task(toy[0], big).problem_name == "toy1"
     with pytest.raises(SizeLimitError) as caught:
-        load_task(toy[0], big)
-    assert time.perf_counter() - start < 0.5
+        read_up_problem(toy[0], big)
     assert caught.value.path == str(big)
     assert "max_file_bytes" in str(caught.value) and "over the limit of 131,072 bytes" in str(caught.value)
+    start = time.perf_counter()
+    with pytest.raises(SizeLimitError) as caught:
+        load_task(toy[0], big, max_file_bytes=100_000)
+    assert time.perf_counter() - start < 0.5 and "over the limit of 100,000 bytes" in str(caught.value)
     with pytest.raises(SizeLimitError, match="max_file_bytes"):
-        pddlworlds.make_env(toy[0], big)
-    monkeypatch.undo()
-    assert load_task(toy[0], big, max_file_bytes=1_000_000).problem_name == "toy1"
+        pddlworlds.make_env(toy[0], big, max_file_bytes=100_000)
 
 
 # ---- surprises ----------------------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""Gymnasium registration: one id per shipped domain folder, all served by `PDDLTextEnv`."""
+"""Gymnasium registration: one id per shipped domain folder, and `pddlworlds/PDDL-v0` for any files, all
+served by `PDDLTextEnv`.
+
+Gymnasium 1.x has no plugin entry points; its `module:id` form imports a module before it looks an id up,
+so `gym.make("pddlworlds:pddlworlds/PDDL-v0", domain_file=..., problem_file=...)` works in a program that
+never imported pddlworlds.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,12 @@ from gymnasium.wrappers import TimeLimit
 
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
 
-__all__ = ["ENTRY_POINT", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env"]
+__all__ = ["ENTRY_POINT", "FILES_ID", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env",
+           "files_env"]
 
 ENTRY_POINT = "pddlworlds.env:PDDLTextEnv"
+#: The id that plays PDDL files of your own: `gym.make(FILES_ID, domain_file=..., problem_file=...)`.
+FILES_ID = "pddlworlds/PDDL-v0"
 
 
 def env_id(domain: str) -> str:
@@ -32,7 +41,22 @@ def register_envs() -> list[str]:
                 max_episode_steps=DEFAULT_MAX_EPISODE_STEPS,
             )
         ids.append(id_)
+    if FILES_ID not in gym.registry:
+        gym.register(id=FILES_ID, entry_point="pddlworlds.registration:files_env",
+                     max_episode_steps=DEFAULT_MAX_EPISODE_STEPS)
+    ids.append(FILES_ID)
     return ids
+
+
+def files_env(
+    domain_file: str | Path,
+    problem_file: str | Path | list[str | Path],
+    *,
+    text_file: str | Path | None = None,
+    **kwargs,
+) -> gym.Env:
+    """What `gym.make(FILES_ID, ...)` builds: `make_env` without its time limit (Gymnasium adds its own)."""
+    return make_env(domain_file, problem_file, text_file=text_file, max_episode_steps=None, **kwargs)
 
 
 def make_env(
@@ -43,7 +67,7 @@ def make_env(
     max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
     **kwargs,
 ) -> gym.Env:
-    """An environment over STRIPS PDDL of your own.
+    """An environment over classical PDDL of your own (ADL, derived predicates, action costs).
 
     Without `text_file`, the profile's text file lying beside `domain_file` is used (`text.toml`, or
     `agentboard.toml` with `profile="agentboard"`), else the bare PDDL form is the text.

@@ -92,8 +92,12 @@ def action_lines(world: World, *, look_around: bool = True, describe: bool = Tru
                 by_type.setdefault(t, []).append(f"<{p}>")
         typed = [f"{' '.join(ps)} {t}{'s' if len(ps) > 1 else ''}" for t, ps in by_type.items()]
         pre = [_literal(world, schema, lit, lit.positive) for lit in schema.preconditions]
+        placeholders = {"?" + p: f"<{p}>" for p in schema.parameters}
+        pre += [clause(world.templates.condition(formula, placeholders)) for formula in schema.conditions]
         eff = [_literal(world, schema, lit, True) for lit in schema.add]
         eff += [_literal(world, schema, lit, False) for lit in schema.delete if lit not in schema.add]
+        if schema.conditional:
+            eff.append("more, depending on the state")
         line = f"- {world.templates.signature(schema.name)}"
         if typed:
             line += f" ({', '.join(typed)})"  # e.g. "(<h1> <h2> hands, <s> shot)"

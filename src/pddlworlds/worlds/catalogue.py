@@ -2,31 +2,17 @@
 
 A domain is a folder holding `domain.pddl`, an optional `text.toml`, and `problems/<split>/*.pddl`.
 The shipped folders are found inside the installed package (or beside `src/` in a checkout); any other
-folder laid out the same way works too. Parsed tasks are cached on disk, keyed by the files' content,
-because unified-planning's reader is by far the slowest step of loading a problem.
+folder laid out the same way works too.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import atomic_write
 from .grounding import natural_key
-from ..host import cache_dir
-from .pddl import (
-    MAX_PDDL_BYTES,
-    Literal,
-    LiftedTask,
-    PDDLNormalisationWarning,
-    Schema,
-    read_pddl_bytes,
-    read_task,
-)
+from .pddl import MAX_PDDL_BYTES, LiftedTask, read_pddl_bytes, read_task
 
 __all__ = [
     "Domain",
@@ -46,7 +32,6 @@ AGENTBOARD_SPLIT = "agentboard"
 DEFAULT_SPLIT = AGENTBOARD_SPLIT
 #: The benchmark's step budget per episode.
 DEFAULT_MAX_EPISODE_STEPS = 30
-_CACHE_FORMAT = "2"
 
 
 def data_dir(name: str) -> Path:
@@ -135,95 +120,15 @@ def get_domain(name: str) -> Domain:
     return known[key]
 
 
-# --------------------------------------------------------------------------------------------------
-# Disk cache of parsed tasks.
-
-
-def _cache_dir() -> Path | None:
-    if os.environ.get("PDDLWORLDS_NO_CACHE"):
-        return None
-    return cache_dir("tasks")
-
-
-# Where a cached note named the files it was made from; replaced by the files of each later read.
-_PROBLEM_MARK, _DOMAIN_MARK = "<problem file>", "<domain file>"
-
-
-def _to_json(task: LiftedTask, notes: list[str]) -> str:
-    data = asdict(task)
-    data["init"] = sorted([name, list(args)] for name, args in task.init)
-    data["notes"] = notes
-    return json.dumps(data)
-
-
-def _from_json(text: str) -> tuple[LiftedTask, list[str]]:
-    d = json.loads(text)
-
-    def lit(x) -> Literal:
-        return Literal(x["predicate"], tuple(x["args"]), x["positive"])
-
-    schemas = tuple(
-        Schema(
-            s["name"],
-            tuple(s["parameters"]),
-            tuple(s["types"]),
-            tuple(map(lit, s["preconditions"])),
-            tuple(map(lit, s["add"])),
-            tuple(map(lit, s["delete"])),
-        )
-        for s in d["schemas"]
-    )
-    task = LiftedTask(
-        domain_name=d["domain_name"],
-        problem_name=d["problem_name"],
-        predicates=tuple((n, tuple(p)) for n, p in d["predicates"]),
-        schemas=schemas,
-        objects=tuple((n, t) for n, t in d["objects"]),
-        supertypes={k: tuple(v) for k, v in d["supertypes"].items()},
-        init=frozenset((n, tuple(a)) for n, a in d["init"]),
-        goal=tuple((n, tuple(a), p) for n, a, p in d["goal"]),
-    )
-    return task, d["notes"]
-
-
 def load_task(
     domain_file: str | Path, problem_file: str | Path, *, max_file_bytes: int = MAX_PDDL_BYTES
 ) -> LiftedTask:
-    """`read_task`, remembered on disk by content; normalisation warnings are repeated on a cache hit.
+    """`read_task`, the files checked first (present, at most `max_file_bytes`, UTF-8).
 
-    Files are checked (present, at most `max_file_bytes`, UTF-8) before anything else reads them.
+    (Parsed tasks were once cached on disk because unified-planning's reader was slow; Fast Downward's
+    parser reads a shipped problem in milliseconds, so there is nothing to cache.)
     """
-    from ..version import __version__
-
     domain_file, problem_file = Path(domain_file), Path(problem_file)
-    domain_bytes = read_pddl_bytes(domain_file, max_file_bytes)
-    problem_bytes = read_pddl_bytes(problem_file, max_file_bytes)
-    cache = _cache_dir()
-    if cache is None:
-        return read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)
-    key = hashlib.sha256(
-        b"\0".join([_CACHE_FORMAT.encode(), __version__.encode(), domain_bytes, problem_bytes])
-    ).hexdigest()
-    entry = cache / f"{key}.json"
-    if entry.is_file():
-        try:
-            task, notes = _from_json(entry.read_text())
-        except (ValueError, KeyError, TypeError):
-            entry.unlink(missing_ok=True)
-        else:
-            for note in notes:  # the entry is keyed by content: name the files read now, not the first ones
-                note = note.replace(_PROBLEM_MARK, str(problem_file)).replace(_DOMAIN_MARK, str(domain_file))
-                warnings.warn(note, PDDLNormalisationWarning, stacklevel=2)
-            return task
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PDDLNormalisationWarning)
-        task = read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)
-    notes = [str(w.message).replace(str(problem_file), _PROBLEM_MARK).replace(str(domain_file), _DOMAIN_MARK)
-             for w in caught if issubclass(w.category, PDDLNormalisationWarning)]
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    try:
-        atomic_write(entry, _to_json(task, notes))
-    except OSError:
-        pass  # a read-only cache only costs speed
-    return task
+    read_pddl_bytes(domain_file, max_file_bytes)
+    read_pddl_bytes(problem_file, max_file_bytes)
+    return read_task(domain_file, problem_file, max_file_bytes=max_file_bytes)

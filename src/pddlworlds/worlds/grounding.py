@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .pddl import LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator
+from itertools import product
+
+from .pddl import Formula, LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator
 
 __all__ = [
     "Atom",
@@ -32,8 +34,13 @@ __all__ = [
     "check_size",
     "estimate_size",
     "ground",
+    "holds",
     "natural_key",
+    "MAX_QUANTIFIED",
 ]
+
+#: Most bindings `holds` tries for one quantifier (it explains failed preconditions; stepping never uses it).
+MAX_QUANTIFIED = 100_000
 
 #: Most ground actions `ground` keeps (reachable ones). Each holds bit masks as long as the atom count, so
 #: memory grows with actions times atoms; past this, a problem is refused.
@@ -41,8 +48,8 @@ MAX_GROUND_ACTIONS = 200_000
 #: Most ground atoms `ground` numbers (the width of a state and of every action's masks).
 MAX_ATOMS = 20_000
 #: Most facts, action instances and join tuples the reachability analysis may derive before it is
-#: stopped: it bounds grounding's time and memory (about 0.5 GB at the limit) before any count is known.
-MAX_EXPLORED = 2_000_000
+#: stopped: it bounds grounding's time and memory (about 0.3 GB at the limit) before any count is known.
+MAX_EXPLORED = 1_000_000
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -244,6 +251,38 @@ def set_bits(mask: int):
         mask ^= low
 
 
+def holds(task: GroundTask, formula: Formula, state: int, binding: dict[str, str]) -> bool:
+    """Whether `formula`, its free variables bound by `binding` ("?x" -> object), holds in `state`.
+
+    For words, not for stepping: it says which of an action's complex preconditions failed."""
+    op = formula.op
+    if op == "atom":
+        args = tuple(binding.get(a, a) for a in formula.args)
+        if formula.predicate == "=":
+            return len(args) == 2 and args[0] == args[1]
+        if formula.predicate.startswith("type@"):
+            kinds = dict(task.lifted.objects)
+            type_name = formula.predicate.removeprefix("type@")
+            return bool(args) and args[0] in kinds and type_name in task.lifted.supertypes.get(
+                kinds[args[0]], (kinds[args[0]],))
+        return task.holds(state, (formula.predicate, args))
+    if op in ("true", "false"):
+        return op == "true"
+    if op == "not":
+        return not holds(task, formula.parts[0], state, binding)
+    if op == "and":
+        return all(holds(task, part, state, binding) for part in formula.parts)
+    if op == "or":
+        return any(holds(task, part, state, binding) for part in formula.parts)
+    domains = [task.lifted.objects_of(type_name) for _, type_name in formula.variables]
+    if math.prod(len(d) for d in domains) > MAX_QUANTIFIED:
+        raise SizeLimitError(f"{formula.pddl[:80]} ranges over more than {MAX_QUANTIFIED:,} bindings")
+    names = [name for name, _ in formula.variables]
+    found = (all(holds(task, part, state, {**binding, **dict(zip(names, values))}) for part in formula.parts)
+             for values in product(*domains))
+    return all(found) if op == "forall" else any(found)
+
+
 def bind(lit: Literal, args: tuple[str, ...]) -> Atom:
     return lit.predicate, tuple(args[a] if isinstance(a, int) else a for a in lit.args)
 
@@ -271,10 +310,14 @@ def estimate_size(task: LiftedTask) -> SizeEstimate:
 
 def check_size(
     task: LiftedTask, *, max_ground_actions: int = MAX_GROUND_ACTIONS, max_atoms: int = MAX_ATOMS
-) -> GroundTask:
-    """Ground `task` within the limits (`SizeLimitError` past them): what a planner calls before grounding
-    of its own, so that a task too large to play is refused before it costs memory."""
-    return ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
+) -> SizeEstimate:
+    """The reachable size of `task` (grounding it within the limits, `SizeLimitError` past them): what a
+    planner calls before grounding of its own, so that a task too large to play is refused first."""
+    grounded = ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
+    by_schema: dict[str, int] = {}
+    for action in grounded.actions:
+        by_schema[action.schema] = by_schema.get(action.schema, 0) + 1
+    return SizeEstimate(len(grounded.actions), len(grounded.atoms), by_schema)
 
 
 def _where(task: LiftedTask) -> str:

@@ -14,8 +14,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grounding import Atom, GroundTask, bind, natural_key
-from .pddl import LiftedTask, PDDLError, Schema, read_pddl_text
+from .grounding import Atom, GroundTask, bind, holds, natural_key
+from .pddl import Formula, LiftedTask, PDDLError, Schema, read_pddl_text
 
 __all__ = [
     "CHARSET",
@@ -80,8 +80,34 @@ class TextTemplates:
 
     def sentence(self, atom: Atom, true: bool = True) -> str:
         name, args = atom
+        if name not in self.predicates:  # a helper atom of the translator's: no text of its own
+            bare = " ".join((name, *args))
+            return bare + (" holds" if true else " does not hold")
         template = self.predicates[name][0 if true else 1]
         return template.format(**dict(zip(self._param_names[name], args)))
+
+    def condition(self, formula: Formula, binding: dict[str, str] | None = None, true: bool = True) -> str:
+        """A non-literal condition in words, atoms in their sentences: "for every ball ?b: ?b is not ..."."""
+        binding = binding or {}
+        op = formula.op
+        if op == "atom":
+            args = tuple(binding.get(a, a) for a in formula.args)
+            if formula.predicate == "=":
+                return f"{args[0]} is {'' if true else 'not '}{args[1]}"
+            return self.sentence((formula.predicate, args), true=true)
+        if op == "not":
+            return self.condition(formula.parts[0], binding, not true)
+        if op in ("true", "false"):
+            return "nothing is required" if (op == "true") == true else "it is impossible"
+        if op in ("and", "or"):
+            word = ("and" if op == "and" else "or") if true else ("or" if op == "and" else "and")
+            inner = [self.condition(p, binding, true) for p in formula.parts]
+            return "(" + f" {word} ".join(inner) + ")" if len(inner) > 1 else "".join(inner)
+        bound = ", ".join(f"{type_name} {name}" for name, type_name in formula.variables)
+        inner = " and ".join(self.condition(p, binding) for p in formula.parts)
+        if (op == "forall") == true:
+            return f"for every {bound}: {inner}"
+        return f"there is {_article(bound)} {bound} such that {inner}" if true else f"no {bound} makes {inner}"
 
     def action_text(self, schema: str, args: tuple[str, ...]) -> str:
         phrase = self.actions[schema][0]
@@ -424,6 +450,10 @@ def explain_inapplicable(
             atom = bind(lit, args)
             if task.holds(state, atom) != lit.positive:
                 problems.append(templates.sentence(atom, true=not lit.positive))
+        binding = {"?" + name: value for name, value in zip(schema.parameters, args)}
+        for formula in schema.conditions:
+            if not holds(task, formula, state, binding):
+                problems.append("it is not true that " + templates.condition(formula, binding))
     if not problems:  # cannot happen for a well-formed task; say something true rather than nothing
         problems.append("its preconditions do not hold")
     return f"Cannot {action}: {join_and(problems)}."

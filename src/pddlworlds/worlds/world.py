@@ -68,8 +68,10 @@ class World:
             _capitalised(templates.sentence(atom, true=False), names) for atom in self.task.atoms
         )
         self._goal_text = "The goal is to satisfy the following conditions: " + ", ".join(
-            templates.sentence((n, args), true=positive) for n, args, positive in task.goal
+            [templates.sentence((n, args), true=positive) for n, args, positive in task.goal]
+            + [templates.condition(formula) for formula in task.goal_conditions]
         ) + "."
+        self._shown = ~self.task.hidden
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
         # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
         # a meta-action its words contain ("stack look around" with objects look and around); texts that
@@ -106,12 +108,12 @@ class World:
 
     def describe(self, state: int) -> str:
         """The full state, one sentence per true atom, in atom order."""
-        sentences = [self._said_dot[i] for i in set_bits(state)]
+        sentences = [self._said_dot[i] for i in set_bits(state & self._shown)]
         return " ".join(sentences) if sentences else "Nothing is true."
 
     def describe_changes(self, before: int, after: int) -> str:
-        added = after & ~before
-        removed = before & ~after
+        added = after & ~before & self._shown
+        removed = before & ~after & self._shown
         parts = [self._said[i] for i in set_bits(added)]
         parts += [self._unsaid[i] for i in set_bits(removed)]
         return " ".join(p + "." for p in parts) if parts else "Nothing changed."
@@ -143,11 +145,14 @@ class World:
 
     @cached_property
     def fluent_mask(self) -> int:
-        """The atoms some action adds or deletes (the rest, such as "ball1 is a ball", never change)."""
-        mask = 0
+        """The atoms some action adds or deletes, or derived atoms (the rest, such as "ball1 is a ball", never
+        change)."""
+        mask = self.task.derived
         for action in self.task.actions:
             mask |= action.add | action.delete
-        return mask
+            for effect in action.conditional:
+                mask |= effect.add | effect.delete
+        return mask & self._shown
 
     def observe(self, state: int, mode: str, before: int | None = None) -> str:
         """The observation of `state`: everything at reset (`before` None); after an action, by `mode`,
