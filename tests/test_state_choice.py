@@ -238,3 +238,21 @@ def test_a_state_choice_run_is_never_set_beside_published_numbers(
     assert "| GPT-4 | published |" in section and not [x for x in section.splitlines() if "| this run |" in x]
     assert not (out / "published_progress.png").exists()
 
+
+def test_a_mode_the_profile_lacks_is_refused_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _scoring_backend(monkeypatch)
+    out = tmp_path / "run"
+    base = ["eval", "--domains", "blocksworld", "--limit", "1", "--profile", "agentboard", "--no-progress",
+            "--out", str(out)]
+    assert cli.main([*base, "--agents", "expert", "--observation-mode", "fluents"]) == 2
+    assert capsys.readouterr().err == (
+        "pddlworlds eval: error: --observation-mode fluents cannot run under --profile agentboard: "
+        "observation_mode 'fluents' is not one of the agentboard profile's: full or changes\n"
+    )
+    assert cli.main([*base, "--agents", "standard", "--llm", "wordscorer", "--setting", "state-choice"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--setting state-choice (observation mode fluents) cannot run under" in err
+    assert not out.exists()  # no config.json, no errors.jsonl: nothing to "run again"
+    assert cli.main([*base, "--agents", "expert", "--observation-mode", "full", "--max-steps", "3"]) == 0
