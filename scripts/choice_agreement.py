@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from collections import defaultdict
@@ -48,6 +49,42 @@ def _run_rows(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _text_of(path: Path) -> str:
+    """A file's text; ValueError naming it when it cannot be read or is not text (a gzip: give the run
+    folder that holds it, which is read whole)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":
+        raise ValueError(f"{path}: a gzip file; give the run folder that holds it (read gzipped) or unpack it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); a damaged file?") from None
+
+
+def _json_of(path: Path, text: str | None = None, line: int | None = None) -> Any:
+    """JSON from a file (or one of its lines); ValueError naming the file and line when it is not JSON."""
+    try:
+        return json.loads(_text_of(path) if text is None else text)
+    except json.JSONDecodeError as exc:
+        where = f"{path}, line {line}" if line is not None else str(path)
+        raise ValueError(f"{where}: not valid JSON ({exc.msg}); a torn or damaged file?") from None
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `--json PATH` cannot be written, found before minutes of replay (None: no reason known yet)."""
+    if path.is_dir():
+        return f"cannot write {path}: it is a folder"
+    folder = next((p for p in path.parents if p.exists()), Path("."))
+    if not folder.is_dir():
+        return f"cannot write {path}: {folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK):
+        return f"cannot write {path}: {folder} is not writable"
+    return None
+
+
 def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, dict[str, Any]]:
     """Per `agent/domain` and `agent/all`: steps judged, and per rule the share of optimal picks."""
     from pddlworlds.agents.admissible import CHOICE_SCORES
@@ -59,10 +96,13 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
     if figures_path.is_dir():
         rows, source = _run_rows(figures_path), figures_path
     else:
-        figures = json.loads(figures_path.read_text()) if figures_path.is_file() else {}  # absent until a run ends
+        figures = _json_of(figures_path) if figures_path.is_file() else {}  # absent until a run ends
+        if not isinstance(figures, dict):
+            raise ValueError(f"{figures_path}: not the figures validate_adapter.py writes (a JSON object)")
         held_out_set = held_out_set or figures.get("held_out_set", "standard")
         source = figures_path.with_name(figures_path.name + ".episodes.jsonl")
-        rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+        rows = [_json_of(source, line, number) for number, line in enumerate(_text_of(source).splitlines(), 1)
+                if line.strip()]
     rows = [r for r in rows if any(r.get("candidates") or [])]
     if not rows:
         raise ValueError(f"{source}: no episode recorded its candidates (a run of a setting that chooses)")
@@ -115,18 +155,32 @@ def main(argv: list[str] | None = None) -> int:
     from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 
     ignore_normalisation_warnings()
+    if args.json and (problem := _unwritable(args.json)):
+        print(f"choice_agreement: error: --json: {problem}", file=sys.stderr)
+        return 2
     try:
         result = analyse(args.figures, args.held_out_set)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError) as exc:  # RunFolderError names the file (a damaged gzip as such)
         print(f"choice_agreement: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"choice_agreement: error: {args.figures}: {exc} not found (an episode's field, or its problem in "
+              "the held-out set --set names)", file=sys.stderr)
         return 2
     rules = [k for k in next(iter(result.values())) if k != "steps"]
     print("| agent/domain | steps | " + " | ".join(f"optimal picks % ({r})" for r in rules) + " |")
     print("|---|---:|" + "---:|" * len(rules))
     for key, f in result.items():
         print(f"| {key} | {f['steps']} | " + " | ".join(str(f[r]) for r in rules) + " |")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    if args.json:  # the table is shown first: a path that fails now loses nothing
+        from pddlworlds.evaluation.store import path_problem
+        from pddlworlds.files import atomic_write
+
+        try:
+            atomic_write(args.json, json.dumps(result, indent=2) + "\n")
+        except OSError as exc:
+            print(f"choice_agreement: error: {path_problem(exc, args.json)}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -3,6 +3,7 @@ by the planner, from the candidates the step's choice scored."""
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 from pathlib import Path
@@ -56,3 +57,37 @@ def test_a_run_without_candidates_is_refused(tmp_path) -> None:
         assert "no episode recorded its candidates" in str(exc) and str(run) in str(exc)
     else:
         raise AssertionError("a run of free decoding was analysed")
+
+
+def a_run(tmp_path: Path) -> Path:
+    line = episode([step(1, "unstack b1 from b3", [("unstack b1 from b3", -1.0, 5)])])
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "episodes.jsonl.gz").write_bytes(gzip.compress((json.dumps(line) + "\n").encode()))
+    return run
+
+
+def test_a_gzipped_run_is_read_and_a_damaged_one_named_in_one_line(tmp_path, capsys) -> None:
+    run = a_run(tmp_path)
+    assert load_script().analyse(run)["standard/all"]["steps"] == 1
+    packed = run / "episodes.jsonl.gz"
+    packed.write_bytes(packed.read_bytes()[:-12])  # the end cut off: a torn copy
+    assert load_script().main([str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"choice_agreement: error: {packed}: damaged gzip file")
+
+
+def test_damaged_figures_and_an_unwritable_json_are_one_line(tmp_path, capsys) -> None:
+    figures = tmp_path / "out.json"
+    figures.write_text('{"held_out_set": "standard"}')
+    figures.with_name("out.json.episodes.jsonl").write_text('{"agent": "standard", "domain": "blocks')
+    assert load_script().main([str(figures)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"choice_agreement: error: {figures}.episodes.jsonl, line 1: not valid JSON " \
+        "(Unterminated string starting at); a torn or damaged file?\n"
+    (tmp_path / "a-file").write_text("")
+    assert load_script().main([str(a_run(tmp_path)), "--json", str(tmp_path / "a-file" / "shares.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"choice_agreement: error: --json: cannot write {tmp_path / 'a-file' / 'shares.json'}: "
+        f"{tmp_path / 'a-file'} is a file, not a folder\n"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from pddlworlds.artefacts.runs import (
     EPISODES_FILE,
+    PACKED_EPISODES_FILE,
     RunFolderError,
     episode_key,
     read_episodes,
@@ -79,6 +81,30 @@ def test_run_folder_needs_a_config_or_episodes(tmp_path: Path) -> None:
     write(tmp_path / "config.json", "[1]")
     with pytest.raises(RunFolderError, match="expected a JSON object"):
         read_run(tmp_path)
+
+
+def test_a_gzipped_episodes_file_is_read_like_a_plain_one(tmp_path: Path) -> None:
+    text = json.dumps(line("p1")) + "\n" + json.dumps(line("p2")) + "\n"
+    (tmp_path / PACKED_EPISODES_FILE).write_bytes(gzip.compress(text.encode()))
+    run = read_run(tmp_path)  # no config.json: the gzipped episodes make it a run folder
+    assert [e.record.problem for e in run.episodes.episodes] == ["p1", "p2"]
+    write(tmp_path / EPISODES_FILE, text)
+    with pytest.raises(RunFolderError, match=f"both {EPISODES_FILE} and {PACKED_EPISODES_FILE}"):
+        read_run(tmp_path)
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (lambda packed: packed[: len(packed) // 2], "damaged gzip file: it ends before its end-of-stream marker"),
+    (lambda packed: b"not gzip at all", "damaged gzip file (Not a gzipped file"),
+    (lambda packed: packed[:20] + bytes(b ^ 0xFF for b in packed[20:40]) + packed[40:], "damaged gzip file ("),
+])
+def test_a_damaged_gzip_is_named_as_a_damaged_file(tmp_path: Path, damage, words: str) -> None:
+    text = "".join(json.dumps(line(f"p{i}")) + "\n" for i in range(50))
+    (tmp_path / PACKED_EPISODES_FILE).write_bytes(damage(gzip.compress(text.encode())))
+    for strict in (True, False):  # the report's read and the viewer's alike
+        with pytest.raises(RunFolderError, match=re.escape(words)) as caught:
+            read_run(tmp_path, strict=strict)
+        assert str(caught.value).startswith(str(tmp_path / PACKED_EPISODES_FILE)) and "\n" not in str(caught.value)
 
 
 def test_no_other_module_names_the_episode_file() -> None:

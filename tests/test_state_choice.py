@@ -207,3 +207,52 @@ def test_the_fluents_mode_shows_every_fact_an_action_can_change_after_the_first_
     assert "left hand is holding shot1" in after and len(after) < 0.7 * len(after_full)
     with pytest.raises(ValueError, match="agentboard profile"):
         gym.make("pddlworlds/Barman-v0", observation_mode="fluents", profile="agentboard")
+
+
+def _scoring_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = Backend("wordscorer", lambda spec: WordScorer(), usage="wordscorer", help="a test's scoring model",
+                      default_workers=1, scores_candidates=True)
+    monkeypatch.setitem(BACKENDS, "wordscorer", backend)
+
+
+def test_a_state_choice_run_is_never_set_beside_published_numbers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's promise: the paper's columns and AgentBoard's twelve models stand beside a free run of
+    STANDARD under the agentboard profile, and never beside the same run in the state-choice setting."""
+    _scoring_backend(monkeypatch)
+    argv = ["eval", "--llm", "wordscorer", "--agents", "standard", "--domains", "blocksworld", "--problems",
+            "problem1", "--max-steps", "2", "--profile", "agentboard", "--no-progress"]
+    assert cli.main([*argv, "--out", str(tmp_path / "free")]) == 0
+    free = (tmp_path / "free" / "report.md").read_text()
+    assert "Paper SR %" in free and "## Beside the models AgentBoard published" in free
+    capsys.readouterr()
+    out = tmp_path / "sc"
+    assert cli.main([*argv, "--setting", "state-choice", "--observation-mode", "full", "--out", str(out)]) == 0
+    assert "Paper SR" not in capsys.readouterr().out  # the table on screen
+    text = (out / "report.md").read_text()
+    assert "Paper SR" not in text and "Beside the models AgentBoard published" not in text
+    assert "The paper's numbers (HiAgent paper" in text and "setting (state-choice) is not comparable" in text
+    section = text[text.index("## The models AgentBoard published (not comparable with this run)"):]
+    assert "This run played in the `state-choice` setting" in section
+    assert "| GPT-4 | published |" in section and not [x for x in section.splitlines() if "| this run |" in x]
+    assert not (out / "published_progress.png").exists()
+
+
+def test_a_mode_the_profile_lacks_is_refused_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _scoring_backend(monkeypatch)
+    out = tmp_path / "run"
+    base = ["eval", "--domains", "blocksworld", "--limit", "1", "--profile", "agentboard", "--no-progress",
+            "--out", str(out)]
+    assert cli.main([*base, "--agents", "expert", "--observation-mode", "fluents"]) == 2
+    assert capsys.readouterr().err == (
+        "pddlworlds eval: error: --observation-mode fluents cannot run under --profile agentboard: "
+        "observation_mode 'fluents' is not one of the agentboard profile's: full or changes\n"
+    )
+    assert cli.main([*base, "--agents", "standard", "--llm", "wordscorer", "--setting", "state-choice"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--setting state-choice (observation mode fluents) cannot run under" in err
+    assert not out.exists()  # no config.json, no errors.jsonl: nothing to "run again"
+    assert cli.main([*base, "--agents", "expert", "--observation-mode", "full", "--max-steps", "3"]) == 0

@@ -4,6 +4,7 @@
     pddlworlds play tyreworld [--problem p01]   play a problem in the terminal
     pddlworlds plan / expert             the classical planner (see `pddlworlds plan -h`)
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
+    pddlworlds compare RUN_A RUN_B       two runs paired episode by episode, with significance tests
     pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
     pddlworlds serve [--port 8000]       the embedded model behind an OpenAI-compatible server
     pddlworlds env-server [--port 8001]  pddlworlds episodes as an OpenEnv environment server

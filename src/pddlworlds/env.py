@@ -26,6 +26,7 @@ __all__ = [
     "PDDLTextEnv",
     "SharedTexts",
     "StepInfo",
+    "observation_mode_problem",
     "problems_by_name",
 ]
 
@@ -37,6 +38,16 @@ REWARDS = ("progress", "success")
 #: `info["action_kind"]` of a step taken in an episode whose goal already held at reset.
 SOLVED_AT_RESET = "goal held at reset"
 GOAL_HELD_AT_RESET = "The goal already held at the start, so the episode is over; nothing was done."
+
+
+def observation_mode_problem(mode: str, profile: str = DEFAULT_PROFILE) -> str | None:
+    """What is wrong with an observation mode under a profile, in words (None: nothing), so a caller can
+    refuse it before anything runs: an unknown mode, or `fluents` under a profile other than ours."""
+    if mode not in OBSERVATION_MODES:
+        return f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}"
+    if mode == "fluents" and profile != DEFAULT_PROFILE:
+        return f"observation_mode 'fluents' is not one of the {profile} profile's: full or changes"
+    return None
 
 
 def problems_by_name(problem_files: list[str | Path]) -> dict[str, Path]:
@@ -232,10 +243,8 @@ class PDDLTextEnv(gym.Env[str, str]):
 
         first = self.world_of(problem or names[0])
         mode = observation_mode or first.after_action
-        if mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, not {mode!r}")
-        if mode == "fluents" and profile != DEFAULT_PROFILE:
-            raise ValueError(f"observation_mode 'fluents' is not one of the {profile} profile's: full or changes")
+        if problem := observation_mode_problem(mode, profile):
+            raise ValueError(problem)
         self.observation_mode = mode
         bound = max(self._text_bound(n) for n in ([problem] if problem else names))
         self.observation_space = ObservationText(max_length=bound, min_length=1, charset=CHARSET)

@@ -3,15 +3,19 @@
 A run folder holds `config.json` (the run's configuration), `episodes.jsonl` (one JSON line per finished
 episode: an `EpisodeRecord` plus the run's own `meta`, appended whole and fsync'ed, so a killed run leaves
 at worst a torn last line), `errors.jsonl` (episodes that failed outside the agent) and, once reported,
-`report.md` and `summary.json`. Every reader (a resume, the report, the viewer, the scripts) goes through
-`read_episodes`, so torn and duplicate lines are dropped the same way everywhere: a torn last line is
-skipped, and of an episode stored twice the first line counts (the one a resume kept).
+`report.md` and `summary.json`. A finished run may keep its episodes gzipped as `episodes.jsonl.gz` (as the
+results under docs/results/ do). Every reader (a resume, the report, the viewer, `pddlworlds compare`, the
+scripts) goes through `read_episodes`, so torn and duplicate lines are dropped the same way everywhere, and
+a gzipped file is read like a plain one: a torn last line is skipped, and of an episode stored twice the
+first line counts (the one a resume kept).
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import json
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -27,6 +31,8 @@ __all__ = [
     "LOCK_FILE",
     "MAX_NOTES",
     "MAX_SKIPPED_KEPT",
+    "MAX_UNPACKED_BYTES",
+    "PACKED_EPISODES_FILE",
     "REPORT_FILE",
     "SUMMARY_FILE",
     "EpisodeKey",
@@ -39,6 +45,7 @@ __all__ = [
     "StoredEpisode",
     "config_problem",
     "episode_key",
+    "episodes_file",
     "is_errored",
     "json_line",
     "read_config",
@@ -49,10 +56,15 @@ __all__ = [
 
 CONFIG_FILE = "config.json"
 EPISODES_FILE = "episodes.jsonl"
+PACKED_EPISODES_FILE = f"{EPISODES_FILE}.gz"  # a finished run's episodes, gzipped to be kept
 ERRORS_FILE = "errors.jsonl"
 LOCK_FILE = ".lock"
 REPORT_FILE = "report.md"
 SUMMARY_FILE = "summary.json"
+
+#: The most bytes a gzipped episodes file may unpack to: a few kilobytes of gzip can unpack to gigabytes,
+#: and a shared folder is anyone's.
+MAX_UNPACKED_BYTES = 2 * 1024**3
 
 #: (agent, domain, split, problem, seed): what makes an episode one episode of a run.
 EpisodeKey = tuple[str, str, "str | None", str, "int | None"]
@@ -67,6 +79,40 @@ class RunFolderError(ValueError):
 
 def episode_key(line: Mapping[str, Any]) -> EpisodeKey:
     return (line["agent"], line["domain"], line.get("split"), line["problem"], line.get("seed"))
+
+
+def episodes_file(folder: str | Path) -> Path:
+    """The episodes file of a run folder: `episodes.jsonl`, or `episodes.jsonl.gz` when only it is there;
+    `RunFolderError` when both are (which one is the run is not known)."""
+    folder = Path(folder)
+    plain, packed = folder / EPISODES_FILE, folder / PACKED_EPISODES_FILE
+    if plain.is_file() and packed.is_file():
+        raise RunFolderError(
+            f"{folder}: holds both {EPISODES_FILE} and {PACKED_EPISODES_FILE}; keep the one that is the run"
+        )
+    return packed if packed.is_file() else plain
+
+
+def _file_bytes(path: Path) -> bytes:
+    """A file's bytes, unpacked when its name ends in `.gz`; `RunFolderError` naming it when it cannot be
+    read, or is a damaged gzip (a torn copy is the file's fault, not the run's)."""
+    try:
+        if path.suffix != ".gz":
+            return path.read_bytes()
+        with gzip.open(path, "rb") as packed:
+            data = packed.read(MAX_UNPACKED_BYTES + 1)
+    except EOFError:
+        raise RunFolderError(
+            f"{path}: damaged gzip file: it ends before its end-of-stream marker (truncated, a copy cut short); "
+            "copy or download it again"
+        ) from None
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        raise RunFolderError(f"{path}: damaged gzip file ({exc}); copy or download it again") from None
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(data) > MAX_UNPACKED_BYTES:
+        raise RunFolderError(f"{path}: unpacks to more than {MAX_UNPACKED_BYTES:,} bytes; not read")
+    return data
 
 
 def is_errored(line: Mapping[str, Any]) -> bool:
@@ -216,16 +262,14 @@ def read_episodes(
     `RunFolderError`, and one that is not an episode record with every field of its type raises
     `records.RecordError` (`check_stored`), both naming file and line. Otherwise (the viewer) such a line is skipped and listed in `skipped`, judged by `check`
     (default: the record's field types, missing fields allowed); `decode` reads a line's JSON. A missing
-    file reads as no episodes.
+    file reads as no episodes; a path ending in `.gz` is unpacked first (`RunFolderError` when the gzip is
+    damaged).
     """
     path = Path(path)
     found = EpisodeLines(path)
     if not path.is_file():
         return found
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RunFolderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    data = _file_bytes(path)
     end = data.rfind(b"\n") + 1  # bytes up to the last complete line
     found.complete_bytes = end
     raws = data[:end].split(b"\n")[:-1]
@@ -357,18 +401,20 @@ def read_run(
     check: LineCheck = record_problem,
     page_safe: bool = False,
 ) -> RunFolder:
-    """Read a run folder written by `pddlworlds eval --out DIR` (`strict`, `decode` and `check` as for
-    `read_episodes`, `page_safe` as for `read_config`); `RunFolderError` when it is none."""
+    """Read a run folder written by `pddlworlds eval --out DIR`, its episodes plain or gzipped
+    (`episodes_file`; `strict`, `decode` and `check` as for `read_episodes`, `page_safe` as for
+    `read_config`); `RunFolderError` when it is none."""
     folder = Path(folder)
     if not folder.is_dir():
         raise RunFolderError(
             f"{folder}: not a folder (give a run folder written by `pddlworlds eval --out DIR`)"
         )
     config = read_config(folder / CONFIG_FILE, decode, page_safe=page_safe)
-    if config is None and not (folder / EPISODES_FILE).is_file():
+    path = episodes_file(folder)
+    if config is None and not path.is_file():
         raise RunFolderError(
             f"{folder}: not a run folder: it has neither {CONFIG_FILE} nor {EPISODES_FILE} "
             "(written by `pddlworlds eval --out DIR`)"
         )
-    episodes = read_episodes(folder / EPISODES_FILE, strict, decode=decode, check=check)
+    episodes = read_episodes(path, strict, decode=decode, check=check)
     return RunFolder(folder, config or {}, episodes)

@@ -1,10 +1,11 @@
-"""`pddlworlds eval` and `pddlworlds report`.
+"""`pddlworlds eval`, `pddlworlds report` and `pddlworlds compare`.
 
     pddlworlds eval --out runs/quick
         HiAgent and STANDARD on the embedded model, the default small subset of every domain
     pddlworlds eval --agents hiagent,standard --domains all --split agentboard \\
         --llm openai:gpt-4o-mini --base-url http://127.0.0.1:8000/v1 --limit 5 --workers 4 --out runs/gpt
     pddlworlds report runs/gpt
+    pddlworlds compare runs/new runs/old --json comparison.json
 
 Running `eval` again with the same options and `--out` resumes a stopped run. This module imports only
 the standard library and light names at import time: the main CLI builds its parser for every command.
@@ -20,14 +21,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, REPORT_FILE
+from ..artefacts.runs import EPISODES_FILE, ERRORS_FILE, PACKED_EPISODES_FILE, REPORT_FILE
 from ..printable import printable
 from ..tables import add_format_option
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
 from ..worlds.profiles import DEFAULT_PROFILE
 from .options import DEFAULT_AGENTS, DEFAULT_LIMIT, build_plan, trial_memory
 
-__all__ = ["add_eval_parsers", "cmd_eval", "cmd_report", "main"]
+__all__ = ["add_eval_parsers", "cmd_compare", "cmd_eval", "cmd_report", "main"]
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -152,6 +153,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Two runs paired episode by episode: the table on stdout, what was left out on stderr, and the figures
+    in `--json` (written after the table is shown, so a path that cannot be written loses nothing)."""
+    import json
+
+    from ..files import atomic_write
+    from .comparison import compare_runs, comparison_table
+    from .store import path_problem
+
+    try:
+        comparison = compare_runs(args.run, args.other)
+    except ValueError as exc:  # RunFolderError and PairingError: one line naming the file or the runs
+        print(printable(f"pddlworlds compare: error: {exc}"), file=sys.stderr)
+        return 2
+    print(comparison_table(comparison))
+    for note in comparison.notes():
+        print(printable(f"note: {note}"), file=sys.stderr)
+    if args.json:
+        try:
+            atomic_write(args.json, json.dumps(comparison.to_json(), indent=2) + "\n")
+        except OSError as exc:
+            print(f"pddlworlds compare: error: {path_problem(exc, Path(args.json))}", file=sys.stderr)
+            return 1
+    return 0
+
+
 class _DeprecatedExecutor(argparse.Action):
     """`--backend local|ray`: the old spelling of `--executor`; still works, with a note."""
 
@@ -190,7 +217,7 @@ def _add_insight_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_eval_parsers(subparsers: Any) -> None:
-    """Add `eval` and `report` to the main CLI's subparsers."""
+    """Add `eval`, `report` and `compare` to the main CLI's subparsers."""
     p = subparsers.add_parser(
         "eval",
         help="evaluate agents over domains and problems (resumable)",
@@ -316,6 +343,19 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     add_format_option(p, "the results table")
     p.set_defaults(func=cmd_report)
+
+    p = subparsers.add_parser(
+        "compare",
+        help="two runs paired episode by episode, with McNemar's and Wilcoxon's tests",
+        description="Pair each episode of RUN_A with the same episode of RUN_B (agent, domain, split, problem, "
+        "seed; faulted ones left out) and give per agent and domain each run's SR and PR, the episodes only one "
+        "solves with McNemar's exact p-value, and the Wilcoxon signed-rank p-value of progress. Gzipped runs "
+        f"({PACKED_EPISODES_FILE}) are read too.",
+    )
+    p.add_argument("run", type=Path, help="run folder A (`pddlworlds eval --out A`)")
+    p.add_argument("other", type=Path, nargs="+", help="run folder(s) B; several are read as one run")
+    p.add_argument("--json", type=Path, help="also write the comparison here")
+    p.set_defaults(func=cmd_compare)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan, config_setting
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "setting_words"]
+__all__ = ["CONFIG_FORMAT", "build_config", "comparable_with_published", "config_differences", "setting_words"]
 
 
 CONFIG_FORMAT = 1
@@ -70,6 +70,16 @@ def build_config(
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
     return config
+
+
+def comparable_with_published(config: dict[str, Any]) -> bool:
+    """Whether a run may stand beside published numbers: its setting may (`Setting.comparable`: free
+    decoding, as every published run) and its observations do not show the whole state (`fluents`, which
+    no published run saw). The profile is the report's own question (AgentBoard's models need theirs)."""
+    from ..agents.settings import SETTINGS
+
+    name = config_setting(config)
+    return name in SETTINGS and SETTINGS[name].comparable and config.get("observation_mode") != "fluents"
 
 
 def setting_words(config: dict[str, Any]) -> str:

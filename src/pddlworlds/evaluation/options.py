@@ -134,6 +134,13 @@ def build_plan(args: argparse.Namespace) -> Any:
     from ..worlds.profiles import get_profile
 
     profile = get_profile(getattr(args, "profile", None) or DEFAULT_PROFILE).name  # unknown names fail here
+    if observation_mode is not None:  # a mode the profile lacks would fail every episode: refused before any
+        from ..env import observation_mode_problem
+
+        if problem := observation_mode_problem(observation_mode, profile):
+            given = getattr(args, "observation_mode", None)
+            source = f"--observation-mode {given}" if given else f"--setting {setting} (observation mode {observation_mode})"
+            raise ValueError(f"{source} cannot run under --profile {profile}: {problem}")
     prompt_file = getattr(args, "prompt_file", None)
     if prompt_file is not None:
         from ..agents.agentboard import load_prompt_file

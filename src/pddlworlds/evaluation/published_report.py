@@ -1,5 +1,5 @@
 """The report's section on the models AgentBoard published: beside the run under the `agentboard`
-profile, apart (and said to be not comparable) under any other."""
+profile in a comparable setting (free decoding), apart (and said to be not comparable) otherwise."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from ..published import (
     PublishedEpisode,
     model_label,
 )
+from .configuration import comparable_with_published
 from .metrics import PROGRESS_STEPS
 from .paper import agent_label
 from .published import REFERENCE_MODEL, Comparison, ProblemRow, ScoreRow, compare_with_published, label
+from .spec import config_setting
 
 __all__ = ["PLOT_FILE", "published_section", "write_published_plot"]
 
@@ -151,17 +153,21 @@ def published_section(
         "grounding %",
         *(f"PR@{k} %" for k in ks),
     ]
-    if profile != "agentboard":
+    if profile != "agentboard" or not comparable_with_published(config):
         published = [row for row in comparison.rows if row.published]
+        why = (
+            f"This run played under the `{profile}` profile: its feedback and its progress (which credits goal "
+            "conditions already true at reset) differ from AgentBoard's, so its numbers are **not comparable** "
+            "with these and are not set beside them. Run the same problems with `--profile agentboard` to compare."
+            if profile != "agentboard" else
+            f"This run played in the `{config_setting(config)}` setting, which no published run used (theirs are "
+            "all free decoding with each domain's own observations), so its numbers are **not comparable** with "
+            "these and are not set beside them."
+        )
         return [
             "## The models AgentBoard published (not comparable with this run)",
             "",
-            (
-                f"This run played under the `{profile}` profile: its feedback and its progress (which credits goal "
-                "conditions already true at reset) differ from AgentBoard's, so its numbers are **not comparable** "
-                "with these and are not set beside them. Run the same problems with `--profile agentboard` to "
-                f"compare. Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way over {_scope_words(comparison)}."
-            ),
+            f"{why} Source: {PUBLISHED_SOURCE}. Pooled AgentBoard's way over {_scope_words(comparison)}.",
             "",
             *_table(header, _score_rows(published, ks)),
             "",

@@ -20,10 +20,10 @@ from ..worlds.profiles import AGENTBOARD_PROFILE
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
 from .call_costs import call_costs_section
-from .configuration import setting_words
+from .configuration import comparable_with_published, setting_words
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
 from .plots import write_plots
-from .spec import specs_from
+from .spec import config_setting, specs_from
 from .report_tables import (
     MAIN_COLUMNS,
     PAPER_COLUMNS,
@@ -88,6 +88,12 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         f"The paper's numbers ({PAPER_SOURCE}) cover STANDARD, HiAgent and HiAgent's ablations; none of "
         "those agents is in this run, so they are not shown."
     )
+    if not comparable_with_published(config):
+        no_paper_note = (
+            f"The paper's numbers ({PAPER_SOURCE}) are not shown: this run's setting ({config_setting(config)}) "
+            "is not comparable with published numbers, which are all free decoding with each domain's own "
+            "observations."
+        )
     efficiency_note = (
         "Steps / optimal and extra steps (agent steps minus optimal plan length, Plancraft's action "
         "efficiency) are means over solved episodes whose optimal length is known. Tokens per step: the action "

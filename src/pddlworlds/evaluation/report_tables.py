@@ -12,6 +12,7 @@ from ..printable import markdown_cell, printable
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
+from .configuration import comparable_with_published
 from .paper import agent_label, paper_row
 
 __all__ = [
@@ -162,9 +163,14 @@ def token_counting_words(config: dict[str, Any]) -> str:
 
 
 def shows_paper(config: dict[str, Any], lines: Sequence[dict[str, Any]], data: dict[str, Any]) -> bool:
-    """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran."""
+    """Whether the paper's numbers go beside ours: the agentboard split, with an agent the paper ran, in a
+    setting comparable with published numbers (`comparable_with_published`; never a choosing one)."""
     agentboard = config.get("split", lines[0]["split"]) == AGENTBOARD_SPLIT
-    return agentboard and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
+    return (
+        agentboard
+        and comparable_with_published(config)
+        and any(paper_row(d, a) for d in data["domains"] for a in data["agents"])
+    )
 
 
 def summary_keys() -> list[str]:
