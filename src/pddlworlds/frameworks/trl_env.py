@@ -19,23 +19,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from .episodes import Episode, EpisodeOptions, Turn
 
 __all__ = ["PDDLWorldsToolEnv", "first_prompt"]
 
 
-def first_prompt(turn: Turn, max_steps: int) -> str:
-    """What the model reads before its first tool call: how to play, the goal, the first observation."""
+def first_prompt(turn: Turn, max_steps: int, offers_impossible: bool = False) -> str:
+    """What the model reads before its first tool call: how to play (the `impossible` action too when the
+    episode offers it), the goal, the first observation."""
+    claim = (
+        f" If you are sure the goal cannot be reached, act('{IMPOSSIBLE_ACTION}') ends the episode (a failure "
+        "on a task that can be done)." if offers_impossible else ""
+    )
     return (
         "Solve this planning problem by calling tools: act takes one action in words (for example "
         "'pick up b1'), check_valid_actions lists the actions you can take now; each call is one of your "
-        f"{max_steps} steps.\n{turn.info['goal']}\nWhat you observe now:\n{turn.observation}"
+        f"{max_steps} steps.{claim}\n{turn.info['goal']}\nWhat you observe now:\n{turn.observation}"
     )
 
 
 class PDDLWorldsToolEnv:
     """One rollout's episode, its tools, and its reward. Keywords are the episodes' defaults (see
-    `EpisodeOptions`); a dataset row's columns of the same names override them at each reset."""
+    `EpisodeOptions`; `allow_impossible` among them, by default offered on a split with unsolvable
+    problems, as `pddlworlds eval` does); a dataset row's columns of the same names override them at each
+    reset."""
 
     def __init__(self, base_url: str | None = None, **defaults: Any) -> None:
         self._defaults = EpisodeOptions().updated(defaults)
@@ -49,7 +57,7 @@ class PDDLWorldsToolEnv:
     def reset(self, **example: Any) -> str:
         chosen = {name: example[name] for name in EpisodeOptions.names() if name in example}
         options = self._defaults.updated(chosen)
-        return first_prompt(self._episode.reset(options), options.max_steps)
+        return first_prompt(self._episode.reset(options), options.max_steps, options.offers_impossible)
 
     def act(self, action: str) -> str:
         """Take one action in the world and see what happens.
