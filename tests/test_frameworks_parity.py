@@ -7,6 +7,8 @@ user wrote and only that.
   action off in the Inspect task as `--allow-impossible` being absent would on a solvable split.
 - Inspect's boolean task parameters: true/false/1/0/yes/no in any case or a real bool; anything else is
   refused in one line naming the parameter.
+- The TRL environment on a server sends only what its user set, so the server's defaults apply; a
+  non-text or over-long action gets the same refusal in process and remotely, and takes no step.
 """
 
 from __future__ import annotations
@@ -98,3 +100,44 @@ def test_boolean_task_parameters_refuse_anything_else_in_one_line(name, written)
     with pytest.raises(ValueError, match=f"^{name} must be true or false") as caught:
         inspect_task.pddlworlds(agent="standard", problems="problem1", **{name: written})
     assert str(caught.value).endswith(f"not {written!r}") and "\n" not in str(caught.value)
+
+
+def test_trl_environment_on_a_server_plays_the_servers_defaults(tmp_path) -> None:
+    """A server started with `--domain gripper --max-steps 5 --reward success`: a TRL environment that sets
+    nothing plays those; what it sets (a keyword, a row's column) still wins."""
+    from pddlworlds.testing.servers import free_port, pddlworlds_command, started
+
+    port = free_port()
+    command = pddlworlds_command("env-server", "--port", str(port), "--domain", "gripper", "--max-steps", "5",
+                                 "--reward", "success", "--max-sessions", "2")
+    with started(command, f"http://127.0.0.1:{port}/health"):
+        url = f"http://127.0.0.1:{port}"
+        remote, local = PDDLWorldsToolEnv(base_url=url), PDDLWorldsToolEnv(domain="gripper", max_steps=5, reward="success")
+        assert remote.reset(problem="prob01", seed=0) == local.reset(problem="prob01", seed=0)
+        assert remote.info["domain"] == "gripper" and "5 steps" in remote.reset(problem="prob01")
+        for action in ["(pick ball1 rooma left)", "(move rooma roomb)", "(drop ball1 roomb left)"]:
+            assert remote.act(action) == local.act(action)
+        assert remote.info["progress"] == 0.25 and remote.get_reward() == local.get_reward() == 0.0  # the success reward
+        keyword = PDDLWorldsToolEnv(base_url=url, max_steps=7)
+        assert "7 steps" in keyword.reset(problem="prob02") and keyword.info["domain"] == "gripper"
+        assert "9 steps" in keyword.reset(problem="prob02", max_steps=9)  # a row's column over the keyword
+        for env in (remote, keyword):
+            ended(env)
+
+
+@pytest.mark.parametrize(("action", "message"), [
+    (123, "an action is a text, not int"),
+    (None, "an action is a text, not NoneType"),
+    ("x" * 2_000, "the action is 2,000 characters long; at most 1,024 are accepted"),
+])
+def test_trl_tools_refuse_a_bad_action_alike_in_process_and_remotely(env_server, action, message) -> None:
+    """TRL hands a tool's exception to the model as the tool result, so the same refusal is the same tool
+    result; neither takes a step."""
+    results = []
+    for env in (PDDLWorldsToolEnv(), PDDLWorldsToolEnv(base_url=env_server)):
+        env.reset(domain="gripper", problem="prob01", seed=0)
+        with pytest.raises(ValueError) as caught:
+            env.act(action)
+        results.append((str(caught.value), env.info["step"], env.act("look around"), env.info["step"]))
+        ended(env)
+    assert results[0] == results[1] and results[0][:2] == (message, 0) and results[0][3] == 1  # the episode plays on
