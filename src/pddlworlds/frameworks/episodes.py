@@ -34,7 +34,9 @@ class EpisodeOptions:
     """What a reset chooses. `problem` names a problem of the split; without it `seed` picks one (the
     Gymnasium environment's seeded choice), so equal seeds give equal problems. `reward`: "progress" (the
     increase of progress; the return is the progress rate) or "success" (1.0 on reaching the goal).
-    `observation_mode`: None for the domain's default ("full" or "changes")."""
+    `observation_mode`: None for the domain's default ("full" or "changes"). `allow_impossible`: offer the
+    `impossible` action; None decides as `pddlworlds eval` does, offering it exactly when the split has a
+    problem a stored proof says is unsolvable (without it such a problem cannot be won)."""
 
     domain: str = "blocksworld"
     split: str = DEFAULT_SPLIT
@@ -44,6 +46,7 @@ class EpisodeOptions:
     max_steps: int = DEFAULT_MAX_EPISODE_STEPS
     reward: str = "progress"
     observation_mode: str | None = None
+    allow_impossible: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("domain", "split", "profile", "reward"):
@@ -64,6 +67,17 @@ class EpisodeOptions:
             raise ValueError(f"max_steps must be a whole number from 1 to {MAX_STEPS_LIMIT}, not {steps!r}")
         if self.observation_mode is not None and self.observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, not {self.observation_mode!r}")
+        if self.allow_impossible is not None and not isinstance(self.allow_impossible, bool):
+            raise ValueError(f"allow_impossible must be true or false, not {self.allow_impossible!r}")
+
+    @property
+    def offers_impossible(self) -> bool:
+        """Whether the episode offers `impossible` (`allow_impossible`, or by default the split's proofs)."""
+        if self.allow_impossible is not None:
+            return self.allow_impossible
+        from ..artefacts.proofs import split_unsolvable
+
+        return bool(split_unsolvable(self.domain, self.split))
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -77,7 +91,8 @@ class EpisodeOptions:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def env_kwargs(self) -> dict[str, Any]:
-        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset)."""
+        """`gym.make` keywords (the split, profile, reward, budget, observation mode and `impossible` offered;
+        the problem is chosen at reset)."""
         kwargs: dict[str, Any] = {"split": self.split, "max_episode_steps": self.max_steps}
         if self.profile != DEFAULT_PROFILE:
             kwargs["profile"] = self.profile
@@ -85,6 +100,8 @@ class EpisodeOptions:
             kwargs["reward"] = self.reward
         if self.observation_mode is not None:
             kwargs["observation_mode"] = self.observation_mode
+        if self.offers_impossible:
+            kwargs["allow_impossible"] = True
         return kwargs
 
 

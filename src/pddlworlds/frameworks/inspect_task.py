@@ -30,6 +30,7 @@ from pddlworlds.evaluation.metrics import episode_metrics
 from pddlworlds.frameworks import missing_extra
 from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, make_env, reset_kwargs
 from pddlworlds.records import EpisodeRecord, StepRecord
+from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION
 from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
@@ -46,7 +47,10 @@ except ImportError as exc:  # the optional extra is not installed
 
 from pddlworlds.frameworks.inspect_model import InspectLLM
 
-__all__ = ["INSPECT_AGENT", "SCORES", "STORE_KEY", "StepLog", "barman", "blocksworld", "gripper", "pddlworlds", "tyreworld"]
+__all__ = [
+    "INSPECT_AGENT", "SCORES", "STORE_KEY", "StepLog", "barman", "blocksworld", "gripper", "pddlworlds", "task_flag",
+    "tyreworld",
+]
 
 #: The `agent` that is Inspect's own ReAct agent with our actions as tools.
 INSPECT_AGENT = "react"
@@ -61,6 +65,26 @@ INSTRUCTIONS = (
     "you observe. check_valid_actions lists every action you can take now. Each call of either tool is one "
     "step of your budget of {max_steps}. The episode ends when the goal is reached or the budget is spent."
 )
+#: Added to `INSTRUCTIONS` when the episode offers the `impossible` action (as our agents' prompts gain a rule).
+IMPOSSIBLE_INSTRUCTION = (
+    f"Some tasks cannot be done. If you are sure the goal cannot be reached, call act with '{IMPOSSIBLE_ACTION}': "
+    "it ends the episode, and on a task that can be done it counts as a failure."
+)
+#: How a boolean task parameter may be written (`-T example=no`); case does not matter.
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no")
+
+
+def task_flag(name: str, value: object) -> bool | None:
+    """A boolean task parameter from what `-T` gives (a bool, 0/1, or a word of `TRUE_WORDS`/`FALSE_WORDS`);
+    None stays None. Anything else is refused in one line: a typo must not silently read as true."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
+    raise ValueError(f"{name} must be true or false (true/false, yes/no, 1/0), not {value!r}")
 
 
 class StepLog(gym.Wrapper):
@@ -104,7 +128,7 @@ def record_of(log: StepLog, agent: str, model: str | None, seed: int | None, run
         success=bool(last["success"]), progress=float(last["progress"]), steps=int(last["step"]),
         optimal_length=first["optimal_length"], run_time_s=run_time_s, goal=first["goal"],
         initial_observation=log.turns[0]["observation"], model=model, trajectory=trajectory,
-        solvable=first["solvable"],
+        solvable=first["solvable"], claimed_impossible=bool(last.get("claimed_impossible", False)),
     )
 
 
@@ -187,6 +211,8 @@ async def _play_react(state: TaskState, log: StepLog, options: EpisodeOptions) -
         return "Call the act tool with your next action." if reminders <= options.max_steps else False
 
     prompt = INSTRUCTIONS.format(max_steps=options.max_steps)
+    if options.offers_impossible:
+        prompt = f"{prompt} {IMPOSSIBLE_INSTRUCTION}"
     agent = react(prompt=prompt, tools=[act_tool(log), check_valid_actions_tool(log)], submit=False,
                   on_continue=keep_going)
     result = await agent(AgentState(messages=state.messages))
@@ -275,23 +301,28 @@ def pddlworlds(
     profile: str = DEFAULT_PROFILE,
     reward: str = "progress",
     seed: int = 0,
-    example: bool | None = None,
+    example: bool | str | None = None,
     max_tokens: int | None = None,
+    allow_impossible: bool | str | None = None,
 ) -> Task:
     """The problems of one domain and split (`problems`: a comma-separated subset; `limit`: the first n),
     played by `agent` with `max_steps` steps each; `example` and `max_tokens` go to our LLM agents (None:
-    the agent's default; `example=false` as for a model trained without the in-context example)."""
+    the agent's default; `example=false` as for a model trained without the in-context example).
+    `allow_impossible` offers the `impossible` action; None decides as `pddlworlds eval` does (offered on
+    a split with unsolvable problems), so an agent scores here what it scores there."""
     if agent != INSPECT_AGENT and agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}; agents: {INSPECT_AGENT}, {', '.join(AGENTS)}")
+    example = task_flag("example", example)
     options = EpisodeOptions(domain=domain, split=split, profile=profile, seed=seed, max_steps=max_steps,
-                             reward=reward)
+                             reward=reward, allow_impossible=task_flag("allow_impossible", allow_impossible))
     samples = [_sample(options.updated({"problem": p})) for p in _problems(options.domain, split, problems, limit)]
     chosen = {k: v for k, v in dataclasses.asdict(options).items() if k != "problem"}
     return Task(
         dataset=MemoryDataset(samples, name=f"pddlworlds-{options.domain}-{split}"),
         solver=play(agent, chosen, example, max_tokens),
         scorer=episode_scores(max_steps),
-        metadata={"domain": options.domain, "split": split, "agent": agent, "profile": profile},
+        metadata={"domain": options.domain, "split": split, "agent": agent, "profile": profile,
+                  "example": example, "allow_impossible": options.offers_impossible},
     )
 
 

@@ -14,6 +14,7 @@ client. `RemoteEpisode` plays the same episodes as `episodes.Episode` does in pr
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from . import missing_extra
@@ -90,10 +91,18 @@ class RemoteEpisode:
         self.options: EpisodeOptions | None = None
         self.last: Turn | None = None
 
-    def reset(self, options: EpisodeOptions) -> Turn:
-        values = {k: v for k, v in vars(options).items() if v is not None}
+    def reset(self, options: EpisodeOptions | Mapping[str, Any]) -> Turn:
+        """A mapping sends only its options, so the server's defaults choose the rest; `self.options` is
+        then what the server played (its state; the seed, observation mode and `allow_impossible` as sent)."""
+        chosen = vars(options) if isinstance(options, EpisodeOptions) else options
+        values = {k: v for k, v in chosen.items() if v is not None}
         self.last = turn_of(self._client.reset(**values).observation)
-        self.options = options
+        if isinstance(options, EpisodeOptions):
+            self.options = options
+        else:
+            s, as_sent = self._client.state(), {k: values.get(k) for k in ("seed", "observation_mode", "allow_impossible")}
+            self.options = EpisodeOptions(domain=s.domain, split=s.split, profile=s.profile, problem=s.problem,
+                                          max_steps=s.max_steps, reward=s.reward_mode, **as_sent)
         return self.last
 
     def step(self, text: str) -> Turn:

@@ -12,33 +12,45 @@ lists the executable actions (one step too, as in the environment). `get_reward(
 progress, or its success with `reward="success"`: the return of the Gymnasium episode either way.
 
 With `base_url`, the episodes are played on a `pddlworlds env-server` (OpenEnv) instead of in process,
-each environment holding one session; the observations are the same.
+each environment holding one session; the observations and tool results are the same. Only the options
+set (keywords, row columns) are sent, so the server's own defaults (`--domain`, `--max-steps`, ...) choose
+the rest, as they do for any other client.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .episodes import Episode, EpisodeOptions, Turn
+from ..unsolvable.claim import IMPOSSIBLE_ACTION
+from .episodes import Episode, EpisodeOptions, Turn, check_action_text
 
 __all__ = ["PDDLWorldsToolEnv", "first_prompt"]
 
 
-def first_prompt(turn: Turn, max_steps: int) -> str:
-    """What the model reads before its first tool call: how to play, the goal, the first observation."""
+def first_prompt(turn: Turn, max_steps: int, offers_impossible: bool = False) -> str:
+    """What the model reads before its first tool call: how to play (the `impossible` action too when the
+    episode offers it), the goal, the first observation."""
+    claim = (
+        f" If you are sure the goal cannot be reached, act('{IMPOSSIBLE_ACTION}') ends the episode (a failure "
+        "on a task that can be done)." if offers_impossible else ""
+    )
     return (
         "Solve this planning problem by calling tools: act takes one action in words (for example "
         "'pick up b1'), check_valid_actions lists the actions you can take now; each call is one of your "
-        f"{max_steps} steps.\n{turn.info['goal']}\nWhat you observe now:\n{turn.observation}"
+        f"{max_steps} steps.{claim}\n{turn.info['goal']}\nWhat you observe now:\n{turn.observation}"
     )
 
 
 class PDDLWorldsToolEnv:
     """One rollout's episode, its tools, and its reward. Keywords are the episodes' defaults (see
-    `EpisodeOptions`); a dataset row's columns of the same names override them at each reset."""
+    `EpisodeOptions`; `allow_impossible` among them, by default offered on a split with unsolvable
+    problems, as `pddlworlds eval` does); a dataset row's columns of the same names override them at each
+    reset. In process, what neither sets is `EpisodeOptions`' default; on a server, the server's."""
 
     def __init__(self, base_url: str | None = None, **defaults: Any) -> None:
-        self._defaults = EpisodeOptions().updated(defaults)
+        EpisodeOptions().updated(defaults)  # a bad keyword is refused now, not at the first reset
+        self._set = {k: v for k, v in defaults.items() if v is not None}  # all that is sent to a server
+        self._remote = base_url is not None
         if base_url is None:
             self._episode: Any = Episode()
         else:
@@ -47,9 +59,10 @@ class PDDLWorldsToolEnv:
             self._episode = RemoteEpisode(base_url)
 
     def reset(self, **example: Any) -> str:
-        chosen = {name: example[name] for name in EpisodeOptions.names() if name in example}
-        options = self._defaults.updated(chosen)
-        return first_prompt(self._episode.reset(options), options.max_steps)
+        chosen = {**self._set, **{k: example[k] for k in EpisodeOptions.names() if example.get(k) is not None}}
+        turn = self._episode.reset(chosen if self._remote else EpisodeOptions().updated(chosen))
+        options = self._episode.options
+        return first_prompt(turn, options.max_steps, options.offers_impossible)
 
     def act(self, action: str) -> str:
         """Take one action in the world and see what happens.
@@ -60,7 +73,7 @@ class PDDLWorldsToolEnv:
         Returns:
             What you observe after the action, or why it could not be taken.
         """
-        return self._episode.step(action).observation
+        return self._episode.step(check_action_text(action)).observation  # in process as on a server
 
     def check_valid_actions(self) -> str:
         """List every action that can be taken now (this costs one step).
