@@ -2,6 +2,7 @@
 
     pddlworlds list                      domains, splits and problems with their sizes
     pddlworlds play tyreworld [--problem p01]   play a problem in the terminal
+    pddlworlds text-template D.pddl P.pddl      a starter text.toml for a domain of your own
     pddlworlds plan / expert             the classical planner (see `pddlworlds plan -h`)
     pddlworlds eval / report             evaluate agents and report (see `pddlworlds eval -h`)
     pddlworlds compare RUN_A RUN_B       two runs paired episode by episode, with significance tests
@@ -70,6 +71,26 @@ def cmd_play(args: argparse.Namespace) -> int:
             return 0
 
 
+def cmd_text_template(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .worlds.pddl import read_task
+    from .worlds.text import load_templates, starter_text
+
+    task = read_task(args.domain_file, args.problem_file)
+    text = starter_text(task)
+    if args.out is None:
+        print(text, end="")
+        return 0
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise ValueError(f"{out} exists; pass --force to replace it")
+    out.write_text(text)
+    load_templates(task, out)  # what it wrote reads back
+    print(f"wrote {out}: {len(task.predicates)} predicates, {len(task.schemas)} actions", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pddlworlds", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("text-template", help="write a starter text.toml for a domain of your own")
+    p.add_argument("domain_file")
+    p.add_argument("problem_file", help="any problem of the domain (its objects are not written)")
+    p.add_argument("--out", help="the file to write (default: standard output)")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.set_defaults(func=cmd_text_template)
 
     add_plan_parsers(sub)
     add_eval_parsers(sub)

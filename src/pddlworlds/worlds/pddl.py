@@ -312,6 +312,19 @@ def _is_literal(cond, pddl) -> bool:
     return isinstance(cond, (pddl.Atom, pddl.NegatedAtom)) and cond.predicate != "="
 
 
+def _distinct(names) -> tuple[str, ...]:
+    """Parameter names made distinct (`(in ?obj ?obj)`, as logistics00 declares it, reads obj, obj2): a
+    sentence template names each slot once."""
+    out: list[str] = []
+    for name in names:
+        candidate, n = name, 1
+        while candidate in out:
+            n += 1
+            candidate = f"{name}{n}"
+        out.append(candidate)
+    return tuple(out)
+
+
 def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) -> LiftedTask:
     """The translator's parsed task (before normalisation) as a `LiftedTask`."""
     supertypes = {t.name: (t.name, *t.supertype_names) for t in task.types}
@@ -321,7 +334,7 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
             raise PDDLError(f"object {name!r} has the type {type_name!r}: objects need one type", problem_path)
         supertypes.setdefault(type_name, (type_name,))
     predicates = tuple(
-        (p.name, tuple(a.name.lstrip("?") for a in p.arguments)) for p in task.predicates if p.name != "="
+        (p.name, _distinct(a.name.lstrip("?") for a in p.arguments)) for p in task.predicates if p.name != "="
     )
     schemas = []
     for action in task.actions:
