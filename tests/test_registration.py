@@ -62,25 +62,23 @@ def test_make_env_with_bare_pddl_phrasing(custom) -> None:
         assert env.spec is None or env.spec.max_episode_steps in (None, 30)
         obs, info = env.reset(seed=0)
         assert (
-            obs == "dark hall holds. dark kitchen holds. wired s1 hall holds. wired s2 kitchen holds. "
-            "at hall holds."
+            obs == "hall is dark. kitchen is dark. s1 is wired hall. s2 is wired kitchen. at hall is true."
         )
         assert (info["domain"], info["split"], info["problem"]) == ("lights", "custom", "p1")
         assert (
             info["goal"]
-            == "The goal is to satisfy the following conditions: lit hall holds, lit kitchen holds."
+            == "The goal is to satisfy the following conditions: hall is lit, kitchen is lit."
         )
         obs, _, _, _, info = env.step("check valid actions")
         assert info["valid_actions"] == [
             "flip s1 hall", "flip s2 kitchen", "walk hall hall", "walk hall kitchen",
         ]  # fmt: skip
         obs, _, _, _, info = env.step("flip s2 hall")
-        assert obs == "Cannot flip s2 hall: wired s2 hall does not hold."
+        assert obs == "Cannot flip s2 hall: s2 is not wired hall."
         obs, reward, terminated, _, info = env.step("(flip s1 hall)")
         assert info["action_valid"] and reward == 0.5 and not terminated
         assert (
-            obs == "dark kitchen holds. lit hall holds. wired s1 hall holds. wired s2 kitchen holds. "
-            "at hall holds."
+            obs == "kitchen is dark. hall is lit. s1 is wired hall. s2 is wired kitchen. at hall is true."
         )
         obs, reward, terminated, _, info = env.step("Flip s2 kitchen.")
         assert terminated and obs.endswith("The goal is reached.") and info["progress"] == 1.0
@@ -99,7 +97,7 @@ def test_make_env_options(custom) -> None:
     bare = pddlworlds.make_env(domain, problem, max_episode_steps=None, observation_mode="changes")
     assert not isinstance(bare, gym.wrappers.TimeLimit)
     bare.reset()
-    assert bare.step("flip s1 hall")[0] == "lit hall holds. dark hall does not hold."
+    assert bare.step("flip s1 hall")[0] == "hall is lit. hall is not dark."
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*alternative render modes")  # no spec outside gym.make
         check_env(bare.unwrapped)

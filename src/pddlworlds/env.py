@@ -107,6 +107,9 @@ class StepInfo(_ListingInfo):
     profile: str
     #: False when a stored proof says no plan exists, True when a plan is stored, None if unknown.
     solvable: bool | None
+    #: What the actions applied this episode cost in all: their `total-cost` increases in a domain with
+    #: action costs (`:metric minimize (total-cost)`), else one per applied action.
+    cost: int
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -155,7 +158,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
     of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
     None if unknown), `profile`, `solvable` (False when a stored proof says no plan exists, True with a
-    stored plan, None if unknown) and, after `check valid actions`, `valid_actions`; with
+    stored plan, None if unknown), `cost` (the actions' total cost so far) and, after `check valid actions`,
+    `valid_actions`; with
     `allow_impossible` also `claimed_impossible`: see `StepInfo`.
 
     ## Arguments
@@ -316,6 +320,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         # Our profile credits goal conditions already true; AgentBoard's starts every episode at 0.
         self._best = self.world.task.progress(self.state) if self.profile.credits_initial_progress else 0.0
         self._paid = 0.0
+        self._cost = 0
         self._solved_at_reset = self.world.task.is_goal(self.state)
         self._claimed = False
         observation = self.world.observe(self.state, "full")
@@ -338,6 +343,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             outcome = replace(outcome, observation=message, valid_actions=listed)
         self.state = outcome.state
         self._step += 1
+        self._cost += outcome.cost
         if changed:  # progress is only raised by an action that changed the state (AgentBoard's rule too)
             self._best = max(self._best, self.world.task.progress(self.state))
         reward = self._pay()
@@ -399,6 +405,7 @@ class PDDLTextEnv(gym.Env[str, str]):
             "optimal_length": self._optimal_length(self.world.name),
             "profile": self.profile.name,
             "solvable": self._solvable(self.world.name),
+            "cost": self._cost,
             **extra,
         }
 

@@ -137,6 +137,9 @@ def _phrase(template: str, params: tuple[str, ...], where: str) -> Phrase:
 _VERBS = frozenset("is are has have can contains holds needs carries sees knows".split())
 
 
+_PREPOSITIONS = frozenset("at in on near under above below inside into onto with from to by behind over".split())
+
+
 def generic_sentences(name: str, params: tuple[str, ...]) -> tuple[str, str]:
     """(true, false) sentences written from a predicate's name where a domain gives none: `(on ?x ?y)` reads
     "{x} is on {y}", `(clear ?x)` "{x} is clear", `(has-key ?a ?k)` "{a} has key {k}", a longer one
@@ -145,6 +148,8 @@ def generic_sentences(name: str, params: tuple[str, ...]) -> tuple[str, str]:
     slots = ["{" + p + "}" for p in params]
     if not slots:
         return f"{words} is true", f"{words} is false"
+    if len(slots) == 1 and words.split(" ")[-1] in _PREPOSITIONS:  # (at ?r): "at hall is true"
+        return f"{words} {slots[0]} is true", f"{words} {slots[0]} is false"
     if len(slots) <= 2:
         first, *rest = words.split(" ", 1)
         if first in _VERBS:

@@ -38,6 +38,7 @@ class Outcome:
     valid: bool
     error: str | None = None  # parse error kind, "type" or "precondition" when invalid
     valid_actions: tuple[str, ...] | None = None
+    cost: int = 0  # what the applied action cost (its `total-cost` increase, or 1 without action costs)
 
 
 class World:
@@ -196,7 +197,8 @@ class World:
             kind = "type" if wrong_type else "precondition"
             return Outcome(state, message, "invalid", canonical, False, kind)
         after = self.task.apply(state, index)
-        return Outcome(after, self.observe(after, mode, before=state), "action", canonical, True)
+        return Outcome(after, self.observe(after, mode, before=state), "action", canonical, True,
+                       cost=self.task.actions[index].cost)
 
 
 def text_bound(task: LiftedTask, templates: TextTemplates) -> int:

@@ -143,7 +143,8 @@ class AgentBoardWorld(World):
         after = self.task.apply(state, index)
         if after == state:
             return Outcome(state, NO_EFFECT, "invalid", shown, False, "no_effect")
-        return Outcome(after, self.observe(after, mode, before=state), "action", shown, True)
+        return Outcome(after, self.observe(after, mode, before=state), "action", shown, True,
+                       cost=self.task.actions[index].cost)
 
 
 def agentboard_text_bound(task: LiftedTask, words: AgentBoardText) -> int:
