@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.worlds.pddl import PDDLError, read_task
-from pddlworlds.worlds.text import CHARSET, ActionParser, ParsedAction, ParseError, load_templates, tokens
+from pddlworlds.worlds.text import (
+    CHARSET,
+    ActionParser,
+    ParsedAction,
+    ParseError,
+    generic_sentences,
+    load_templates,
+    starter_text,
+    tokens,
+)
 
 ALLOWED = set(CHARSET)
 MAX_ACTIONS = 400
@@ -229,12 +238,36 @@ def toy_task(tmp_path: Path):
     return read_task(tmp_path / "d.pddl", tmp_path / "p.pddl")
 
 
-def test_bare_pddl_text_without_templates(toy_task) -> None:
+def test_text_written_from_names_without_templates(toy_task) -> None:
     templates = load_templates(toy_task, None)
-    assert templates.sentence(("p", ("a",))) == "p a holds"
-    assert templates.sentence(("p", ("a",)), true=False) == "p a does not hold"
+    assert templates.sentence(("p", ("a",))) == "a is p"
+    assert templates.sentence(("p", ("a",)), true=False) == "a is not p"
     assert templates.action_text("go", ("a",)) == "go a"
     assert ActionParser(toy_task, templates).parse("Go a.") == ParsedAction("go", ("a",))
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "true", "false"),
+    [
+        ("on", ("x", "y"), "{x} is on {y}", "{x} is not on {y}"),
+        ("on-table", ("x",), "{x} is on table", "{x} is not on table"),
+        ("has-key", ("a", "k"), "{a} has key {k}", "{a} does not have key {k}"),
+        ("can_reach", ("a", "b"), "{a} can reach {b}", "{a} cannot reach {b}"),
+        ("at", ("r",), "at {r} is true", "at {r} is false"),
+        ("handempty", (), "handempty is true", "handempty is false"),
+        ("road", ("a", "b", "c"), "road holds for {a}, {b} and {c}", "road does not hold for {a}, {b} and {c}"),
+    ],
+)
+def test_generic_sentences_read_the_predicate_name(name, params, true, false) -> None:
+    assert generic_sentences(name, params) == (true, false)
+
+
+def test_a_starter_text_file_reads_back_and_names_everything(tmp_path: Path, toy_task) -> None:
+    path = tmp_path / "text.toml"
+    path.write_text(starter_text(toy_task))
+    templates = load_templates(toy_task, path)
+    assert templates.sentence(("p", ("a",))) == load_templates(toy_task, None).sentence(("p", ("a",)))
+    assert set(templates.actions) == {s.name for s in toy_task.schemas}
 
 
 @pytest.mark.parametrize(
