@@ -143,6 +143,9 @@ def test_tool_env_methods_are_the_tools_trl_offers() -> None:
         (["--max-sessions", "0"], "--max-sessions must be between 1 and 4096, not 0"),
         (["--domain", "chess"], "unknown domain 'chess'"),
         (["--problem", "problem99"], "unknown problem 'problem99'; problems: problem1, "),
+        (["--session-timeout", "nan"], "--session-timeout must be a number of seconds above 0 and at most 86,400"),
+        (["--session-timeout", "inf"], "--session-timeout must be a number of seconds above 0"),
+        (["--api-key", " "], "--api-key must not be empty"),
         (["--split", "x" * 300], "has no split 'xxxx"),
     ],
 )
