@@ -31,11 +31,36 @@ from pddlworlds.testing.servers import pddlworlds_command, source_env
         ({"seed": -1}, "seed must be a whole number of at least 0, not -1"),
         ({"observation_mode": "some"}, "observation_mode must be one of full, fluents, changes, not 'some'"),
         ({"colour": "red"}, "unknown reset option 'colour'; options: domain, split, profile, problem, seed"),
+        ({"split": "s" * 300}, "has no split 'ssss"),
+        ({"problem": ""}, "problem must name a problem of the split, not an empty text"),
+        ({"problem": "p" * 300}, "unknown problem 'pppp"),
+        ({"allow_impossible": "yes"}, "allow_impossible must be true or false, not 'yes'"),
     ],
 )
 def test_bad_options_are_refused_in_one_line(changes, message) -> None:
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as caught:
         EpisodeOptions().updated(changes)
+    assert len(str(caught.value)) < 400 and "/" not in str(caught.value).replace("../etc", "")
+
+
+def test_impossible_is_offered_by_the_split_as_eval_offers_it_and_a_default_problem_keeps_to_its_domain() -> None:
+    """Left out, `allow_impossible` follows the split (offered where a stored proof shows a problem
+    unsolvable, as `pddlworlds eval` decides); given, it is obeyed. A default problem is dropped when a
+    reset moves to another domain, kept when it stays."""
+    assert EpisodeOptions(domain="gripper", split="impossible").offers_impossible
+    assert EpisodeOptions(domain="tyreworld", split="agentboard-mixed").offers_impossible
+    assert not EpisodeOptions(domain="gripper").offers_impossible
+    assert not EpisodeOptions(domain="gripper", split="impossible", allow_impossible=False).offers_impossible
+    episode = Episode()
+    episode.reset(EpisodeOptions(domain="gripper", split="impossible", problem="easy-02-nowhere-ball1"))
+    claim = episode.step("impossible")
+    assert claim.terminated and claim.info["success"] and claim.info["claimed_impossible"], claim.info
+    episode.close()
+    defaults = EpisodeOptions(domain="gripper", problem="prob02")
+    assert defaults.updated({"seed": 4}).problem == "prob02"
+    assert defaults.updated({"domain": "Gripper"}).problem == "prob02"
+    assert defaults.updated({"domain": "blocksworld", "seed": 4}).problem is None
+    assert defaults.updated({"split": "agentboard-mixed"}).problem is None
 
 
 def test_episode_is_the_gymnasium_environment() -> None:
@@ -117,7 +142,11 @@ def test_tool_env_methods_are_the_tools_trl_offers() -> None:
         (["--port", "0"], "--port must be between 1 and 65535, not 0"),
         (["--max-sessions", "0"], "--max-sessions must be between 1 and 4096, not 0"),
         (["--domain", "chess"], "unknown domain 'chess'"),
-        (["--problem", "problem99"], "has no problem 'problem99'"),
+        (["--problem", "problem99"], "unknown problem 'problem99'; problems: problem1, "),
+        (["--session-timeout", "nan"], "--session-timeout must be a number of seconds above 0 and at most 86,400"),
+        (["--session-timeout", "inf"], "--session-timeout must be a number of seconds above 0"),
+        (["--api-key", " "], "--api-key must not be empty"),
+        (["--split", "x" * 300], "has no split 'xxxx"),
     ],
 )
 def test_env_server_refuses_bad_arguments_in_one_line(argv, message) -> None:

@@ -17,10 +17,13 @@ from __future__ import annotations
 from ..registry import Registry
 from .episodes import Episode, EpisodeOptions, EpisodeOver, Turn
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "EXTRAS", "FRAMEWORKS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "adapter", "missing_extra"]
+__all__ = ["API_KEY_VARIABLE", "DEFAULT_MAX_SESSIONS", "EXTRAS", "FRAMEWORKS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "adapter", "missing_extra"]
 
 #: Concurrent sessions an OpenEnv server holds unless told otherwise (`pddlworlds env-server --max-sessions`).
 DEFAULT_MAX_SESSIONS = 16
+#: The environment variable holding an env-server's API key, read by the server (without `--api-key`) and
+#: by its client (without `api_key=`).
+API_KEY_VARIABLE = "PDDLWORLDS_API_KEY"
 
 #: Framework -> (the pyproject extra that installs it, the module that must import).
 EXTRAS: dict[str, tuple[str, str]] = {

@@ -7,16 +7,21 @@ parser for every command.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from typing import Any
 
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
 from ..worlds.profiles import DEFAULT_PROFILE
-from . import DEFAULT_MAX_SESSIONS
+from ..worlds.text import OBSERVATION_MODES
+from . import API_KEY_VARIABLE, DEFAULT_MAX_SESSIONS
 
-__all__ = ["add_parsers", "cmd_env_server"]
+__all__ = ["add_parsers", "api_key", "cmd_env_server"]
 
 DEFAULT_PORT = 8001
+#: The longest `--session-timeout`: a day.
+MAX_SESSION_TIMEOUT_S = 86_400
 
 
 def cmd_env_server(args: argparse.Namespace) -> int:
@@ -26,29 +31,45 @@ def cmd_env_server(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
     if not 1 <= args.max_sessions <= 4096:
         raise ValueError(f"--max-sessions must be between 1 and 4096, not {args.max_sessions}")
-    if args.session_timeout is not None and args.session_timeout <= 0:
-        raise ValueError(f"--session-timeout must be a positive number of seconds, not {args.session_timeout}")
+    timeout = args.session_timeout
+    if timeout is not None and not (math.isfinite(timeout) and 0 < timeout <= MAX_SESSION_TIMEOUT_S):
+        raise ValueError(f"--session-timeout must be a number of seconds above 0 and at most "
+                         f"{MAX_SESSION_TIMEOUT_S:,} (leave it out for none), not {args.session_timeout:g}")
+    key, key_source = api_key(args.api_key)
     defaults = EpisodeOptions(
         domain=args.domain, split=args.split, profile=args.profile, problem=args.problem,
         max_steps=args.max_steps, reward=args.reward, observation_mode=args.observation_mode,
     )
-    if defaults.problem is not None:  # checked now, not at the first reset
-        from ..worlds.catalogue import get_domain
-
-        get_domain(defaults.domain).problem_file(defaults.problem, defaults.split)
     try:
-        from .openenv_env import serve
+        from .openenv_env import is_loopback, serve
     except ImportError as exc:
         print(f"pddlworlds env-server: error: {exc}", file=sys.stderr)
         return 2
 
     def ready(url: str) -> None:
+        keyed = f", API key required (from {key_source})" if key is not None else ""
         print(f"pddlworlds env-server: serving {defaults.domain} ({defaults.split}) at {url}, WebSocket "
-              f"{url.replace('http', 'ws', 1)}/ws, at most {args.max_sessions} sessions (Ctrl-C stops it)",
+              f"{url.replace('http', 'ws', 1)}/ws, at most {args.max_sessions} sessions{keyed} (Ctrl-C stops it)",
               file=sys.stderr, flush=True)
 
-    serve(args.host, args.port, defaults, args.max_sessions, args.session_timeout, on_ready=ready)
+    if key is None and not is_loopback(args.host):
+        print(f"pddlworlds env-server: warning: listening on {args.host}, beyond this machine, without an API key: "
+              f"anyone who reaches it can play (--api-key or {API_KEY_VARIABLE})", file=sys.stderr, flush=True)
+    try:
+        serve(args.host, args.port, defaults, args.max_sessions, timeout, on_ready=ready, api_key=key)
+    except OSError as exc:  # the port in use, an unknown host
+        print(f"pddlworlds env-server: error: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def api_key(flag: str | None) -> tuple[str | None, str]:
+    """The key clients must send, and where it came from: `--api-key`, else `PDDLWORLDS_API_KEY` (unset or
+    empty: no key)."""
+    key, source = (flag, "--api-key") if flag is not None else (os.environ.get(API_KEY_VARIABLE) or None, API_KEY_VARIABLE)
+    if key is not None and not key.strip():
+        raise ValueError(f"{source} must not be empty (leave it out for a server without a key)")
+    return key, source
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -57,7 +78,8 @@ def add_parsers(subparsers: Any) -> None:
         "env-server",
         help="serve pddlworlds episodes as an OpenEnv environment (HTTP and WebSocket)",
         description="Serve pddlworlds as an OpenEnv environment: each WebSocket session plays episodes whose "
-        "domain, split, profile and problem its reset chooses (these options are the defaults). Clients: "
+        "domain, split, profile and problem its reset chooses (these options are the defaults; a default "
+        "--problem applies to its own domain and split). Clients: "
         "pddlworlds.frameworks.openenv_client.PDDLWorldsClient, or any OpenEnv client. Needs the openenv "
         "extra: pip install 'pddlworlds[openenv]'.",
     )
@@ -75,6 +97,9 @@ def add_parsers(subparsers: Any) -> None:
                    help=f"default step budget (default: {DEFAULT_MAX_EPISODE_STEPS})")
     p.add_argument("--reward", default="progress", choices=["progress", "success"],
                    help="default reward: the increase of progress, or 1.0 on success (default: progress)")
-    p.add_argument("--observation-mode", default=None, choices=["full", "changes"],
+    p.add_argument("--observation-mode", default=None, choices=list(OBSERVATION_MODES),
                    help="default observation mode (default: the domain's)")
+    p.add_argument("--api-key", default=None,
+                   help=f"require this key from clients on every route and WebSocket (Authorization: Bearer KEY); "
+                   f"default: ${API_KEY_VARIABLE} if set, else none")
     p.set_defaults(func=cmd_env_server)

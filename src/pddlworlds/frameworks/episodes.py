@@ -15,14 +15,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..env import ACTION_MAX_LENGTH, REWARDS, StepInfo
-from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, check_split_name, get_domain
 from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
-__all__ = ["Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env", "reset_kwargs"]
+__all__ = [
+    "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
+    "offers_impossible_by_default", "reset_kwargs", "shown",
+]
 
 #: The most steps an episode may be given (a bound on what a remote caller can ask a session to hold).
 MAX_STEPS_LIMIT = 10_000
+#: Names (split, problem) are echoed in errors up to this many characters; a longer one is cut, its length told.
+SHOWN_CHARS = 60
+
+
+def shown(text: str) -> str:
+    """`text` quoted for an error message, cut when long (a remote caller's 300-character name stays one short line)."""
+    return repr(text) if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]!r}... ({len(text):,} characters)"
+
+
+def offers_impossible_by_default(domain: str, split: str) -> bool:
+    """Whether a split offers the `impossible` action when a reset does not say: when it holds problems a
+    stored proof shows unsolvable, as `pddlworlds eval` decides (`evaluation.options`); without it every
+    unsolvable problem would score 0 whatever the agent does."""
+    from ..artefacts.proofs import split_unsolvable
+
+    return bool(split_unsolvable(domain, split))
 
 
 class EpisodeOver(ValueError):
@@ -35,8 +54,8 @@ class EpisodeOptions:
     Gymnasium environment's seeded choice), so equal seeds give equal problems. `reward`: "progress" (the
     increase of progress; the return is the progress rate) or "success" (1.0 on reaching the goal).
     `observation_mode`: None for the domain's default ("full" or "changes"). `allow_impossible`: offer the
-    `impossible` action; None decides as `pddlworlds eval` does, offering it exactly when the split has a
-    problem a stored proof says is unsolvable (without it such a problem cannot be won)."""
+    `impossible` action (it solves an unsolvable problem and fails a solvable one); None offers it on the
+    splits with unsolvable problems, as `pddlworlds eval` does (`offers_impossible`)."""
 
     domain: str = "blocksworld"
     split: str = DEFAULT_SPLIT
@@ -54,12 +73,20 @@ class EpisodeOptions:
                 raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")  # noqa: TRY004 - every bad option is one ValueError line
         domain = get_domain(self.domain)
         object.__setattr__(self, "domain", domain.name)
-        domain.problems(self.split)  # an unknown split or a path: refused, naming the splits
+        check_split_name(self.split)  # a path is refused as such
+        splits = domain.splits()
+        if self.split not in splits:  # by name: an over-long name never reaches the disk (no OSError, no path)
+            raise ValueError(f"domain {domain.name!r} has no split {shown(self.split)}; splits: {', '.join(splits)}")
         get_profile(self.profile)
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {self.reward!r}")
         if self.problem is not None and not isinstance(self.problem, str):
             raise ValueError(f"problem must be a problem name, not {type(self.problem).__name__}")
+        if self.problem == "":
+            raise ValueError("problem must name a problem of the split, not an empty text (leave it out for one "
+                             "the seed picks)")
+        if self.problem is not None and self.problem not in (known := domain.problems(self.split)):
+            raise ValueError(f"unknown problem {shown(self.problem)}; problems: {', '.join(known)}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"seed must be a whole number of at least 0, not {self.seed!r}")
         steps = self.max_steps
@@ -72,27 +99,32 @@ class EpisodeOptions:
 
     @property
     def offers_impossible(self) -> bool:
-        """Whether the episode offers `impossible` (`allow_impossible`, or by default the split's proofs)."""
+        """Whether the episode offers the `impossible` action: `allow_impossible`, or by the split when None."""
         if self.allow_impossible is not None:
             return self.allow_impossible
-        from ..artefacts.proofs import split_unsolvable
-
-        return bool(split_unsolvable(self.domain, self.split))
+        return offers_impossible_by_default(self.domain, self.split)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
 
     def updated(self, changes: Mapping[str, Any]) -> EpisodeOptions:
-        """These options with `changes` (None values left out); an unknown name is refused, listing the known."""
+        """These options with `changes` (None values left out); an unknown name is refused, listing the known.
+        A default problem belongs to its domain and split: changes that move to another one without naming a
+        problem leave the choice to the seed."""
         unknown = sorted(set(changes) - set(self.names()))
         if unknown:
             raise ValueError(f"unknown reset option {unknown[0]!r}; options: {', '.join(self.names())}")
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+        given = {k: v for k, v in changes.items() if v is not None}
+        if self.problem is None or "problem" in given:
+            return dataclasses.replace(self, **given)
+        moved = dataclasses.replace(self, **{**given, "problem": None})
+        if (moved.domain, moved.split) != (self.domain, self.split):
+            return moved
+        return dataclasses.replace(moved, problem=self.problem)
 
     def env_kwargs(self) -> dict[str, Any]:
-        """`gym.make` keywords (the split, profile, reward, budget, observation mode and `impossible` offered;
-        the problem is chosen at reset)."""
+        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset)."""
         kwargs: dict[str, Any] = {"split": self.split, "max_episode_steps": self.max_steps}
         if self.profile != DEFAULT_PROFILE:
             kwargs["profile"] = self.profile
@@ -148,7 +180,7 @@ def check_action_text(text: object) -> str:
 
 class Episode:
     """Episodes played one at a time on one Gymnasium environment per set of options (made again only when
-    a reset changes the domain, split, profile, reward, budget or observation mode)."""
+    a reset changes the domain, split, profile, reward, budget, observation mode or the `impossible` offer)."""
 
     def __init__(self) -> None:
         self._env: Any = None

@@ -8,22 +8,26 @@
 
 `PDDLWorldsClient` is an OpenEnv `EnvClient` (async; `.sync()` wraps it), one WebSocket session per
 client. `RemoteEpisode` plays the same episodes as `episodes.Episode` does in process, giving the same
-`Turn`s, so the TRL environment can run on either.
+`Turn`s, so the TRL environment can run on either. A server started with an API key needs it here too:
+`api_key=`, or `PDDLWORLDS_API_KEY` in the environment.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from . import missing_extra
+from . import API_KEY_VARIABLE, missing_extra
 from .episodes import EpisodeOptions, EpisodeOver, Turn
 from .openenv_env import PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState
 
 try:
     from openenv.core.client_types import StepResult
     from openenv.core.env_client import EnvClient
+    from websockets.asyncio.client import connect as ws_connect
     from websockets.exceptions import ConnectionClosed
 except ImportError as exc:  # the optional extra is not installed
     raise missing_extra("openenv", exc) from exc
@@ -33,12 +37,34 @@ __all__ = ["PDDLWorldsClient", "RemoteEpisode", "turn_of"]
 
 class PDDLWorldsClient(EnvClient[PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState]):
     """A session on a pddlworlds OpenEnv server. `step` takes a `PDDLWorldsAction` or the text itself; a
-    server error (a bad option, a refused action, a full server) raises RuntimeError with its message."""
+    server error (a bad option, a refused action, a full server, a missing or wrong key, a session the
+    server ended) raises RuntimeError with its message. `api_key`: the server's key (default:
+    `PDDLWORLDS_API_KEY` if set), sent as `Authorization: Bearer KEY` with the WebSocket handshake."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self._api_key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE) or None
+
+    async def connect(self) -> PDDLWorldsClient:
+        """OpenEnv's connect, sending the key with the handshake."""
+        if self._ws is not None:
+            return self
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else None
+        local = urlsplit(self._ws_url).hostname in ("localhost", "127.0.0.1", "::1")
+        try:  # no proxy for this machine, as OpenEnv's own connect arranges
+            self._ws = await ws_connect(
+                self._ws_url, open_timeout=self._connect_timeout, max_size=self._max_message_size,
+                additional_headers=headers, **({"proxy": None} if local else {}),
+            )
+        except Exception as exc:
+            raise ConnectionError(f"Failed to connect to {self._ws_url}: {exc}") from exc
+        return self
 
     async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
         """OpenEnv's exchange; when the server closed the session first (a full server sends its
-        CAPACITY_REACHED error as soon as the connection opens, then closes it), that error is raised
-        rather than the closed connection."""
+        CAPACITY_REACHED error as soon as the connection opens, then closes it; an idle session ended by
+        the server's --session-timeout is closed with that reason), that is raised rather than the
+        closed connection."""
         try:
             return await super()._send_and_receive(message)
         except ConnectionClosed as closed:
@@ -46,10 +72,11 @@ class PDDLWorldsClient(EnvClient[PDDLWorldsAction, PDDLWorldsObservation, PDDLWo
                 pending = json.loads(await self._ws.recv()) if self._ws is not None else {}
             except (ConnectionClosed, ValueError):
                 pending = {}
-            data = pending.get("data", {}) if pending.get("type") == "error" else {}
-            if not data:
-                raise RuntimeError(f"the server closed the session ({closed})") from closed
-            raise RuntimeError(f"Server error: {data.get('message')} (code: {data.get('code')})") from closed
+            data = pending.get("data", {}) if isinstance(pending, dict) and pending.get("type") == "error" else {}
+            if data:
+                raise RuntimeError(f"Server error: {data.get('message')} (code: {data.get('code')})") from closed
+            reason = closed.rcvd.reason if closed.rcvd is not None else ""
+            raise RuntimeError(f"the server closed the session: {reason or closed}") from closed
 
     def _step_payload(self, action: PDDLWorldsAction | str) -> dict[str, Any]:
         if isinstance(action, str):
@@ -76,6 +103,8 @@ def turn_of(observation: PDDLWorldsObservation) -> Turn:
         "optimal_length": observation.optimal_length, "profile": observation.profile,
         "solvable": observation.solvable,
     }
+    if observation.claimed_impossible is not None:
+        info["claimed_impossible"] = observation.claimed_impossible
     if observation.valid_actions is not None and observation.action_kind == "check valid actions":
         info["valid_actions"] = list(observation.valid_actions)
     reward = float(observation.reward) if observation.reward is not None else 0.0

@@ -5,20 +5,28 @@
 
 `PDDLWorldsEnvironment` is an OpenEnv `Environment` over one `Episode` (the Gymnasium environment
 itself), so a session's observations, rewards and ends are Gymnasium's step for step. Each WebSocket
-connection is a session with its own environment; `create_app(..., max_concurrent_envs=N)` refuses the
-N+1th with OpenEnv's `CAPACITY_REACHED` error. The action is one required text field, so a generic driver
-that fills an action's single string field (verifiers' OpenEnv environment does) plays it unchanged.
+connection is a session with its own environment; at most `max_sessions` at once (OpenEnv's
+`CAPACITY_REACHED` for one more), a session the idle reaper ends having its connection closed with the
+reason. The action is one required text field, so a generic driver that fills an action's single string
+field (verifiers' OpenEnv environment does) plays it unchanged. `openenv_guard` stands in front: the API
+key, the body bound, frames OpenEnv cannot read.
 
 Reset options (each optional, the server's defaults otherwise): `seed` (picks the problem when none is
-named), `domain`, `split`, `profile`, `problem`, `max_steps`, `reward` ("progress" or "success"),
-`observation_mode`, and `show_valid_actions` (every observation then lists the executable actions, at no
-step's cost; a "check valid actions" step lists them anyway). A bad option, an action longer than the
-action space's 1,024 characters, or a step after the end is answered with a one-line error and leaves the
-session as it was.
+named), `domain`, `split`, `profile`, `problem` (a default problem applies to its own domain and split
+only), `max_steps`, `reward` ("progress" or "success"), `observation_mode`, `allow_impossible` (default:
+offered on splits with unsolvable problems, as `pddlworlds eval` does), `episode_id`, and
+`show_valid_actions` (every observation then lists the executable actions, at no step's cost; a "check
+valid actions" step lists them anyway). A bad option, an action longer than the action space's 1,024
+characters, or a step after the end is answered with a one-line error and leaves the session as it was.
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
+import logging
+import socket
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
@@ -27,20 +35,25 @@ from ..env import ACTION_MAX_LENGTH
 from ..version import __version__
 from . import DEFAULT_MAX_SESSIONS, missing_extra
 from .episodes import Episode, EpisodeOptions, Turn, check_action_text
+from .openenv_guard import CONNECTION, Connection, Guard
 
 try:
+    from openenv.core.env_server.http_server import HTTPEnvServer
     from openenv.core.env_server.interfaces import Environment
     from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 except ImportError as exc:  # the optional extra is not installed
     raise missing_extra("openenv", exc) from exc
 
 __all__ = [
+    "MAX_BODY_BYTES",
     "MAX_MESSAGE_BYTES",
     "PDDLWorldsAction",
     "PDDLWorldsEnvironment",
     "PDDLWorldsObservation",
     "PDDLWorldsState",
+    "bind",
     "build_app",
+    "is_loopback",
     "observation_of",
     "serve",
 ]
@@ -48,6 +61,12 @@ __all__ = [
 #: The largest WebSocket message the server reads (an action is at most 1,024 characters; a larger
 #: message up to this size gets a clear error, a larger one closes only its own connection).
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+#: The largest HTTP body the server reads (`/reset`, `/step`); a larger one is a 413, unread.
+MAX_BODY_BYTES = MAX_MESSAGE_BYTES
+#: The longest `episode_id` a reset may give (OpenEnv's state carries it back on every `state` request).
+MAX_EPISODE_ID_CHARS = 256
+
+log = logging.getLogger(__name__)
 
 
 class PDDLWorldsAction(Action):
@@ -80,6 +99,9 @@ class PDDLWorldsObservation(Observation):
     error: str | None = Field(default=None, description="why the text was invalid")
     optimal_length: int | None = Field(default=None, description="length of the stored optimal plan")
     solvable: bool | None = None
+    claimed_impossible: bool | None = Field(
+        default=None, description="whether the action claimed the problem impossible (where `impossible` is offered)"
+    )
     valid_actions: list[str] | None = Field(
         default=None, description='the executable actions: after "check valid actions", or always with show_valid_actions'
     )
@@ -88,15 +110,16 @@ class PDDLWorldsObservation(Observation):
 class PDDLWorldsState(State):
     """The session's episode: OpenEnv's `episode_id` and `step_count`, and where it stands."""
 
-    domain: str | None = None
-    split: str | None = None
-    problem: str | None = None
-    profile: str | None = None
-    reward_mode: str | None = None
-    max_steps: int | None = None
-    progress: float = 0.0
-    success: bool = False
-    done: bool = False
+    domain: str | None = Field(default=None, description="the episode's domain (None before the first reset)")
+    split: str | None = Field(default=None, description="its split")
+    problem: str | None = Field(default=None, description="its problem")
+    profile: str | None = Field(default=None, description='"pddlworlds" or "agentboard"')
+    reward_mode: str | None = Field(default=None, description='"progress" or "success"')
+    max_steps: int | None = Field(default=None, description="the step budget")
+    allow_impossible: bool | None = Field(default=None, description="whether `impossible` is offered")
+    progress: float = Field(default=0.0, description="best fraction of goal conditions reached so far")
+    success: bool = Field(default=False, description="whether the goal has been reached")
+    done: bool = Field(default=False, description="whether the episode has ended (terminated or truncated)")
 
 
 def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsObservation:
@@ -124,8 +147,21 @@ def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsOb
         error=info["error"],
         optimal_length=info["optimal_length"],
         solvable=info["solvable"],
+        claimed_impossible=info.get("claimed_impossible"),
         valid_actions=info.get("valid_actions", listing),
     )
+
+
+def _answered(what: str, call: Callable[[Any], Turn], argument: Any) -> Turn:
+    """`call(argument)`; a refusal (ValueError) keeps its one line, anything else is logged here and
+    answered without the internals (no path, no traceback to the client)."""
+    try:
+        return call(argument)
+    except ValueError:
+        raise
+    except Exception:
+        log.exception("pddlworlds env-server: the %s failed", what)
+        raise RuntimeError(f"the {what} failed inside the server (its log has the details)") from None
 
 
 class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState]):
@@ -146,13 +182,16 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
         show = options.pop("show_valid_actions", False)
         if not isinstance(show, bool):
             raise ValueError(f"show_valid_actions must be true or false, not {show!r}")  # noqa: TRY004 - a bad option
+        if episode_id is not None and (not isinstance(episode_id, str) or len(episode_id) > MAX_EPISODE_ID_CHARS):
+            what = f"{len(episode_id):,} characters" if isinstance(episode_id, str) else type(episode_id).__name__
+            raise ValueError(f"episode_id must be a text of at most {MAX_EPISODE_ID_CHARS} characters, not {what}")
         chosen = self.defaults.updated({**options, "seed": seed})
-        turn = self._episode.reset(chosen)  # refused options leave the session's episode as it was
+        turn = _answered("reset", self._episode.reset, chosen)  # refused options leave the episode as it was
         self._show_valid_actions, self._episode_id = show, episode_id
         return self._observe(turn)
 
     def step(self, action: PDDLWorldsAction, timeout_s: float | None = None, **kwargs: Any) -> PDDLWorldsObservation:
-        return self._observe(self._episode.step(check_action_text(action.text)))
+        return self._observe(_answered("step", self._episode.step, check_action_text(action.text)))
 
     def _observe(self, turn: Turn) -> PDDLWorldsObservation:
         listing = self._episode.valid_actions() if self._show_valid_actions and not turn.done else None
@@ -167,7 +206,8 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
         return PDDLWorldsState(
             episode_id=self._episode_id, step_count=info["step"], domain=info["domain"], split=info["split"],
             problem=info["problem"], profile=info["profile"], reward_mode=options.reward,
-            max_steps=options.max_steps, progress=info["progress"], success=info["success"], done=turn.done,
+            max_steps=options.max_steps, allow_impossible=options.offers_impossible, progress=info["progress"],
+            success=info["success"], done=turn.done,
         )
 
     def get_metadata(self) -> EnvironmentMetadata:
@@ -182,18 +222,44 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
         self._episode.close()
 
 
+class _Server(HTTPEnvServer):
+    """OpenEnv's server, whose reaper also closes the connection of the session it ends (with the reason):
+    OpenEnv's own leaves it open, and the next reset there played outside `max_concurrent_envs`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._connections: dict[str, Connection] = {}
+
+    async def _create_session(self) -> tuple[str, Environment]:
+        session_id, env = await super()._create_session()
+        connection = CONNECTION.get()  # set by the guard in this connection's own task
+        if connection is not None:
+            self._connections[session_id] = connection
+        return session_id, env
+
+    async def _destroy_session(self, session_id: str) -> None:
+        connection = self._connections.pop(session_id, None)
+        await super()._destroy_session(session_id)
+        if connection is not None and CONNECTION.get() is not connection:  # not its own end: the reaper's
+            idle = self._session_idle_timeout_s
+            connection.end(f"session ended after {idle:g} s idle (the server's --session-timeout); connect again "
+                           "for a new one" if idle is not None else "session ended by the server; connect again")
+
+
 def build_app(
     defaults: EpisodeOptions | None = None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     session_timeout_s: float | None = None,
+    api_key: str | None = None,
 ) -> Any:
     """OpenEnv's FastAPI app serving `PDDLWorldsEnvironment` sessions (at most `max_sessions` at once; an
-    idle session is closed after `session_timeout_s` when given). A bad request on the stateless HTTP
-    routes (`/reset`, `/step`) is a 400 with the one-line reason."""
-    from fastapi import Request
+    idle session is closed after `session_timeout_s` when given), behind the guard (`openenv_guard`: the
+    key when `api_key` is given, the body bound, WebSocket frames OpenEnv cannot read). A bad request on
+    the stateless HTTP routes (`/reset`, `/step`) is a 400 with the one-line reason; `/schema` gives the
+    state's own fields."""
+    from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse
-    from openenv.core.env_server.http_server import create_fastapi_app
-    from openenv.core.env_server.types import ConcurrencyConfig
+    from openenv.core.env_server.types import ConcurrencyConfig, SchemaResponse
 
     options = defaults or EpisodeOptions()
     config = ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=session_timeout_s)
@@ -201,23 +267,67 @@ def build_app(
     def make_environment() -> PDDLWorldsEnvironment:
         return PDDLWorldsEnvironment(options)
 
-    app = create_fastapi_app(make_environment, PDDLWorldsAction, PDDLWorldsObservation, concurrency_config=config)
+    app = FastAPI(title="pddlworlds OpenEnv environment", version=__version__)
+    _Server(make_environment, PDDLWorldsAction, PDDLWorldsObservation, concurrency_config=config).register_routes(app)
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != "/schema"]
+
+    @app.get("/schema", response_model=SchemaResponse, tags=["Schema"])
+    async def schema() -> SchemaResponse:
+        return SchemaResponse(
+            action=PDDLWorldsAction.model_json_schema(), observation=PDDLWorldsObservation.model_json_schema(),
+            state=PDDLWorldsState.model_json_schema(),
+        )
 
     async def refused(_request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": str(exc)})
 
     app.add_exception_handler(ValueError, refused)
-    return app
+    return Guard(app, api_key, MAX_BODY_BYTES, reaping=session_timeout_s is not None)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port and listening (IPv6 for an address with ':'), so that nothing is
+    announced before the port is ours; a failure is an OSError in words ("the port is in use")."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if isinstance(exc, socket.gaierror):
+            reason = f"unknown host ({exc.strerror})"
+        else:
+            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
+        raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is reachable only from this machine (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def serve(
     host: str, port: int, defaults: EpisodeOptions | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
-    session_timeout_s: float | None = None, on_ready: Any = None,
+    session_timeout_s: float | None = None, on_ready: Callable[[str], None] | None = None,
+    api_key: str | None = None,
 ) -> None:
-    """Serve until interrupted; `on_ready(url)` once the app is built (before uvicorn binds)."""
+    """Serve until interrupted; `on_ready(url)` once the port is bound and listening (a port in use raises
+    an OSError first, nothing announced)."""
     import uvicorn
 
-    app = build_app(defaults, max_sessions, session_timeout_s)
-    if on_ready is not None:
-        on_ready(f"http://{host}:{port}")
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES)
+    app = build_app(defaults, max_sessions, session_timeout_s, api_key)
+    sock = bind(host, port)
+    try:
+        if on_ready is not None:
+            on_ready(f"http://{f'[{host}]' if ':' in host else host}:{port}")
+        config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES)
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
