@@ -14,12 +14,11 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import re
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 
 from itertools import product
 
+from .ground_task import Atom, CondEffect, GroundAction, GroundTask, natural_key, set_bits
 from .pddl import Formula, LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator
 
 __all__ = [
@@ -35,6 +34,7 @@ __all__ = [
     "estimate_size",
     "ground",
     "holds",
+    "set_bits",
     "natural_key",
     "MAX_QUANTIFIED",
 ]
@@ -50,206 +50,6 @@ MAX_ATOMS = 20_000
 #: Most facts, action instances and join tuples the reachability analysis may derive before it is
 #: stopped: it bounds grounding's time and memory (about 0.3 GB at the limit) before any count is known.
 MAX_EXPLORED = 1_000_000
-
-Atom = tuple[str, tuple[str, ...]]
-
-
-def natural_key(name: str) -> tuple:
-    """Sort key that puts b2 before b10."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
-
-
-@dataclass(frozen=True)
-class CondEffect:
-    """`(when condition effect)` of one ground action: the masks to add and delete where it holds."""
-
-    pos: int
-    neg: int
-    add: int
-    delete: int
-
-
-@dataclass(frozen=True)
-class GroundAction:
-    schema: str
-    args: tuple[str, ...]
-    pre_pos: int
-    pre_neg: int
-    add: int
-    delete: int
-    cost: int = 1
-    conditional: tuple[CondEffect, ...] = ()
-    #: Further (pos, neg) preconditions, any of which also makes the action applicable: a disjunction or an
-    #: existential precondition normalises into several.
-    alternatives: tuple[tuple[int, int], ...] = ()
-
-    @property
-    def pddl(self) -> str:
-        return "(" + " ".join((self.schema, *self.args)) + ")"
-
-
-@dataclass(frozen=True)
-class GroundTask:
-    lifted: LiftedTask
-    atoms: tuple[Atom, ...]
-    actions: tuple[GroundAction, ...]
-    init: int
-    goal_pos: int
-    goal_neg: int
-    atom_index: dict[Atom, int] = field(repr=False)
-    action_index: dict[tuple[str, tuple[str, ...]], int] = field(repr=False)
-    #: Atoms no text shows: the translator's helper atoms (its axioms for complex conditions, the goal's
-    #: non-literal conjuncts), whose predicates the domain does not declare.
-    hidden: int = 0
-    #: Derived atoms, recomputed after every action by `axioms`, stratum by stratum.
-    derived: int = 0
-    #: Per stratum, the rules (head bit, pos mask, neg mask) that derive atoms of that stratum.
-    axioms: tuple[tuple[tuple[int, int, int], ...], ...] = ()
-
-    # ---- the pure transition -----------------------------------------------------------------
-
-    def is_applicable(self, state: int, action: int) -> bool:
-        a = self.actions[action]
-        if not (a.pre_pos & ~state) and not (a.pre_neg & state):
-            return True
-        return any(not (pos & ~state) and not (neg & state) for pos, neg in a.alternatives)
-
-    def apply(self, state: int, action: int) -> int:
-        """Successor state: effects whose conditions hold in `state`, delete effects first, then add effects
-        (PDDL semantics: an atom both deleted and added holds), then the derived atoms' closure."""
-        a = self.actions[action]
-        add, delete = a.add, a.delete
-        for effect in a.conditional:
-            if not (effect.pos & ~state) and not (effect.neg & state):
-                add |= effect.add
-                delete |= effect.delete
-        after = (state & ~delete) | add
-        return self.closure(after) if self.axioms else after
-
-    def closure(self, state: int) -> int:
-        """`state` with its derived atoms recomputed: each stratum's rules applied to a fixpoint, a rule
-        looked at again only when an atom in its positive condition became true."""
-        state &= ~self.derived
-        for stratum, watchers in zip(self.axioms, self._watchers):
-            pending = list(range(len(stratum)))
-            while pending:
-                fresh = 0
-                for i in pending:
-                    head, pos, neg = stratum[i]
-                    if not (state >> head & 1) and not (pos & ~state) and not (neg & state):
-                        fresh |= 1 << head
-                state |= fresh
-                pending = sorted({i for bit in set_bits(fresh) for i in watchers.get(bit, ())})
-        return state
-
-    @cached_property
-    def _watchers(self) -> tuple[dict[int, tuple[int, ...]], ...]:
-        out = []
-        for stratum in self.axioms:
-            watch: dict[int, list[int]] = {}
-            for i, (_, pos, _) in enumerate(stratum):
-                for bit in set_bits(pos):
-                    watch.setdefault(bit, []).append(i)
-            out.append({bit: tuple(rules) for bit, rules in watch.items()})
-        return tuple(out)
-
-    @property
-    def costs(self) -> bool:
-        """Whether actions have costs of their own (`:metric minimize (total-cost)`); else each costs 1."""
-        return self.lifted.costs
-
-    def applicable(self, state: int) -> list[int]:
-        """Indices of the actions applicable in `state`, in action order.
-
-        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action.
-        """
-        keyed, unkeyed, keys = self._triggers
-        found = [i for i in unkeyed if self.is_applicable(state, i)]
-        actions = self.actions
-        true_keys = state & keys
-        while true_keys:
-            low = true_keys & -true_keys
-            for i in keyed[low.bit_length() - 1]:
-                a = actions[i]
-                if not (a.pre_pos & ~state) and not (a.pre_neg & state):
-                    found.append(i)
-            true_keys ^= low
-        found.sort()
-        return found
-
-    @cached_property
-    def _triggers(self) -> tuple[dict[int, list[int]], list[int], int]:
-        """(key atom -> actions, actions without a key, mask of the key atoms), built on first use.
-
-        An action's key is the positive precondition atom that some action changes and that the fewest
-        actions require (else any positive precondition): an action can only apply where its key holds.
-        """
-        changing = 0
-        need: dict[int, int] = {}
-        for a in self.actions:
-            changing |= a.add | a.delete
-            for bit in set_bits(a.pre_pos):
-                need[bit] = need.get(bit, 0) + 1
-        keyed: dict[int, list[int]] = {}
-        unkeyed: list[int] = []
-        for i, a in enumerate(self.actions):
-            bits = list(set_bits(a.pre_pos))
-            if not bits or a.alternatives:
-                unkeyed.append(i)
-                continue
-            key = min(bits, key=lambda b: (not (changing >> b & 1), need[b], b))
-            keyed.setdefault(key, []).append(i)
-        keys = 0
-        for bit in keyed:
-            keys |= 1 << bit
-        return keyed, unkeyed, keys
-
-    # ---- goal --------------------------------------------------------------------------------
-
-    @property
-    def goal_size(self) -> int:
-        return self.goal_pos.bit_count() + self.goal_neg.bit_count()
-
-    def goal_satisfied_count(self, state: int) -> int:
-        return (state & self.goal_pos).bit_count() + (self.goal_neg & ~state).bit_count()
-
-    def progress(self, state: int) -> float:
-        """Fraction of goal literals that hold (1.0 for an empty goal)."""
-        size = self.goal_size
-        return 1.0 if size == 0 else self.goal_satisfied_count(state) / size
-
-    def is_goal(self, state: int) -> bool:
-        return not (self.goal_pos & ~state) and not (self.goal_neg & state)
-
-    # ---- conversions -------------------------------------------------------------------------
-
-    def true_atoms(self, state: int) -> list[Atom]:
-        """The atoms that hold in `state`, hidden helper atoms left out."""
-        state &= ~self.hidden
-        return [atom for i, atom in enumerate(self.atoms) if state >> i & 1]
-
-    def state_of(self, atoms) -> int:
-        """The state in which exactly `atoms` hold; atoms the task never mentions are an error."""
-        state = 0
-        for atom in atoms:
-            try:
-                state |= 1 << self.atom_index[atom]
-            except KeyError:
-                raise KeyError(f"atom {atom} is not part of this task") from None
-        return state
-
-    def holds(self, state: int, atom: Atom) -> bool:
-        index = self.atom_index.get(atom)
-        return index is not None and bool(state >> index & 1)
-
-
-def set_bits(mask: int):
-    """Indices of the set bits of `mask`, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
 
 def holds(task: GroundTask, formula: Formula, state: int, binding: dict[str, str]) -> bool:
     """Whether `formula`, its free variables bound by `binding` ("?x" -> object), holds in `state`.

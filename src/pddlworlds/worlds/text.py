@@ -8,14 +8,14 @@ Whatever a domain leaves out falls back to the bare PDDL form, so any STRIPS dom
 
 from __future__ import annotations
 
-import json
 import re
 import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grounding import Atom, GroundTask, bind, holds, natural_key
+from .grounding import Atom, natural_key
+from .names import generic_sentences, starter_text
 from .pddl import Formula, LiftedTask, PDDLError, Schema, read_pddl_text
 
 __all__ = [
@@ -29,6 +29,8 @@ __all__ = [
     "load_templates",
     "generic_sentences",
     "starter_text",
+    "article",
+    "join_and",
 ]
 
 #: Every character the environments read or write. Object names, templates and messages must stay inside it.
@@ -110,7 +112,7 @@ class TextTemplates:
         inner = " and ".join(self.condition(p, binding) for p in formula.parts)
         if (op == "forall") == true:
             return f"for every {bound}: {inner}"
-        return f"there is {_article(bound)} {bound} such that {inner}" if true else f"no {bound} makes {inner}"
+        return f"there is {article(bound)} {bound} such that {inner}" if true else f"no {bound} makes {inner}"
 
     def action_text(self, schema: str, args: tuple[str, ...]) -> str:
         phrase = self.actions[schema][0]
@@ -131,55 +133,6 @@ def _phrase(template: str, params: tuple[str, ...], where: str) -> Phrase:
         raise PDDLError(f"{where}: action templates may not contain ',' (it separates listed actions)")
     words = tuple(w for w in tokens(_SLOT.sub(" ", template)))
     return Phrase(template, words, tuple(params.index(n) for n in names))
-
-
-#: First words of predicate names that read as a verb of their own ("has-wrench ?x": "x has wrench").
-_VERBS = frozenset("is are has have can contains holds needs carries sees knows".split())
-
-
-_PREPOSITIONS = frozenset("at in on near under above below inside into onto with from to by behind over".split())
-
-
-def generic_sentences(name: str, params: tuple[str, ...]) -> tuple[str, str]:
-    """(true, false) sentences written from a predicate's name where a domain gives none: `(on ?x ?y)` reads
-    "{x} is on {y}", `(clear ?x)` "{x} is clear", `(has-key ?a ?k)` "{a} has key {k}", a longer one
-    "{words} holds for {a}, {b} and {c}"."""
-    words = " ".join(w for w in re.split(r"[-_]+", name) if w) or name
-    slots = ["{" + p + "}" for p in params]
-    if not slots:
-        return f"{words} is true", f"{words} is false"
-    if len(slots) == 1 and words.split(" ")[-1] in _PREPOSITIONS:  # (at ?r): "at hall is true"
-        return f"{words} {slots[0]} is true", f"{words} {slots[0]} is false"
-    if len(slots) <= 2:
-        first, *rest = words.split(" ", 1)
-        if first in _VERBS:
-            tail = " ".join([*rest, *slots[1:]])
-            negated = {"is": "is not", "are": "are not", "can": "cannot"}.get(first, "does not " + (
-                "have" if first == "has" else first.removesuffix("s")))
-            return f"{slots[0]} {first} {tail}".strip(), f"{slots[0]} {negated} {tail}".strip()
-        tail = " ".join([words, *slots[1:]])
-        return f"{slots[0]} is {tail}", f"{slots[0]} is not {tail}"
-    listed = ", ".join(slots[:-1]) + " and " + slots[-1]
-    return f"{words} holds for {listed}", f"{words} does not hold for {listed}"
-
-
-def starter_text(task: LiftedTask) -> str:
-    """A `text.toml` for a domain, to edit: every predicate's generic sentences and every action's bare
-    phrasing, in the file's own format (`pddlworlds text-template` writes it)."""
-    lines = [f"# How {task.domain_name} reads in words: a starter written by `pddlworlds text-template`; edit it.",
-             "# Sentences: [when true, when false]; actions: the canonical phrasing first, then others accepted.",
-             'after_action = "full"', "", "[predicates]"]
-    for name, params in task.predicates:  # a JSON string is a TOML basic string
-        lines.append(f"{_toml_key(name)} = {json.dumps(list(generic_sentences(name, params)))}")
-    lines += ["", "[actions]"]
-    for schema in task.schemas:
-        bare = " ".join([schema.name, *("{" + p + "}" for p in schema.parameters)])
-        lines.append(f"{_toml_key(schema.name)} = {json.dumps([bare])}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_key(text: str) -> str:
-    return text if re.fullmatch(r"[A-Za-z0-9_-]+", text) else json.dumps(text)
 
 
 def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemplates:
@@ -485,32 +438,7 @@ def _split(item: str | int) -> list[str | int]:
 # Explaining why an action cannot be taken.
 
 
-def explain_inapplicable(
-    task: GroundTask, templates: TextTemplates, schema_name: str, args: tuple[str, ...], state: int
-) -> str:
-    """'Cannot stack b1 on b2: b2 is not clear.' Type mismatches are reported before preconditions."""
-    schema = next(s for s in task.lifted.schemas if s.name == schema_name)
-    action = templates.action_text(schema_name, args)
-    types = dict(task.lifted.objects)
-    problems: list[str] = []
-    for obj, type_name in zip(args, schema.types):
-        if type_name not in task.lifted.supertypes.get(types[obj], (types[obj],)):
-            problems.append(f"{obj} is {_article(types[obj])} {types[obj]}, not {_article(type_name)} {type_name}")
-    if not problems:
-        for lit in schema.preconditions:
-            atom = bind(lit, args)
-            if task.holds(state, atom) != lit.positive:
-                problems.append(templates.sentence(atom, true=not lit.positive))
-        binding = {"?" + name: value for name, value in zip(schema.parameters, args)}
-        for formula in schema.conditions:
-            if not holds(task, formula, state, binding):
-                problems.append("it is not true that " + templates.condition(formula, binding))
-    if not problems:  # cannot happen for a well-formed task; say something true rather than nothing
-        problems.append("its preconditions do not hold")
-    return f"Cannot {action}: {join_and(problems)}."
-
-
-def _article(word: str) -> str:
+def article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 

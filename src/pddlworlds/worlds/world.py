@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .catalogue import load_task
-from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, GroundTask, ground, set_bits
+from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, GroundTask, bind, ground, holds, set_bits
 from .pddl import LiftedTask
 from .text import (
     META_ACTIONS,
@@ -19,7 +19,8 @@ from .text import (
     ParsedAction,
     ParseError,
     TextTemplates,
-    explain_inapplicable,
+    article,
+    join_and,
     load_templates,
     tokens,
 )
@@ -199,6 +200,31 @@ class World:
         after = self.task.apply(state, index)
         return Outcome(after, self.observe(after, mode, before=state), "action", canonical, True,
                        cost=self.task.actions[index].cost)
+
+
+def explain_inapplicable(
+    task: GroundTask, templates: TextTemplates, schema_name: str, args: tuple[str, ...], state: int
+) -> str:
+    """'Cannot stack b1 on b2: b2 is not clear.' Type mismatches are reported before preconditions."""
+    schema = next(s for s in task.lifted.schemas if s.name == schema_name)
+    action = templates.action_text(schema_name, args)
+    types = dict(task.lifted.objects)
+    problems: list[str] = []
+    for obj, type_name in zip(args, schema.types):
+        if type_name not in task.lifted.supertypes.get(types[obj], (types[obj],)):
+            problems.append(f"{obj} is {article(types[obj])} {types[obj]}, not {article(type_name)} {type_name}")
+    if not problems:
+        for lit in schema.preconditions:
+            atom = bind(lit, args)
+            if task.holds(state, atom) != lit.positive:
+                problems.append(templates.sentence(atom, true=not lit.positive))
+        binding = {"?" + name: value for name, value in zip(schema.parameters, args)}
+        for formula in schema.conditions:
+            if not holds(task, formula, state, binding):
+                problems.append("it is not true that " + templates.condition(formula, binding))
+    if not problems:  # cannot happen for a well-formed task; say something true rather than nothing
+        problems.append("its preconditions do not hold")
+    return f"Cannot {action}: {join_and(problems)}."
 
 
 def text_bound(task: LiftedTask, templates: TextTemplates) -> int:
