@@ -101,7 +101,7 @@ def turn_of(observation: PDDLWorldsObservation) -> Turn:
         "success": observation.success, "action_valid": observation.action_valid,
         "action_kind": observation.action_kind, "action": observation.action, "error": observation.error,
         "optimal_length": observation.optimal_length, "profile": observation.profile,
-        "solvable": observation.solvable,
+        "solvable": observation.solvable, "cost": observation.cost,
     }
     if observation.claimed_impossible is not None:
         info["claimed_impossible"] = observation.claimed_impossible

@@ -99,6 +99,7 @@ class PDDLWorldsObservation(Observation):
     error: str | None = Field(default=None, description="why the text was invalid")
     optimal_length: int | None = Field(default=None, description="length of the stored optimal plan")
     solvable: bool | None = None
+    cost: int = Field(default=0, description="the actions' total cost so far (one per action without action costs)")
     claimed_impossible: bool | None = Field(
         default=None, description="whether the action claimed the problem impossible (where `impossible` is offered)"
     )
@@ -147,6 +148,7 @@ def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsOb
         error=info["error"],
         optimal_length=info["optimal_length"],
         solvable=info["solvable"],
+        cost=info["cost"],
         claimed_impossible=info.get("claimed_impossible"),
         valid_actions=info.get("valid_actions", listing),
     )
