@@ -103,8 +103,8 @@ def planner_version(config: PlannerConfig | str = "fd-opt") -> str:
 
 # The default, "fd-opt", runs Fast Downward's driver on the files the worlds engine read (any classical PDDL
 # it reads: derived predicates, conditional effects, action costs, large files), with an admissible A*
-# chosen by the task's features. "fd-opt-up" is the same search through unified-planning (whose validator
-# then checks the plan too), for the domains it reads.
+# chosen by the task's features; "fd-sat" runs lama-first there. "fd-opt-up" and "fd-sat-up" are the same
+# searches through unified-planning (whose validator then checks the plan too), for the domains it reads.
 register_planner(PlannerConfig(
     "fd-opt", DRIVER, {"search": "admissible"}, admissible=True,
     description="Fast Downward's driver, A* with LM-cut, h^max (conditional effects) or blind (axioms): "
@@ -119,8 +119,13 @@ register_planner(PlannerConfig(
     description="Fast Downward through unified-planning, A* with LM-cut (admissible: optimal plans)",
 ))
 register_planner(PlannerConfig(
-    "fd-sat", "fast-downward", {"fast_downward_alias": "lama-first"}, admissible=False,
-    description="Fast Downward, lama-first (greedy search with FF and landmarks: fast, not optimal)",
+    "fd-sat", DRIVER, {"alias": "lama-first"}, admissible=False,
+    description="Fast Downward's driver, lama-first (greedy search with FF and landmarks: fast, not optimal), "
+                "any domain the engine reads",
+))
+register_planner(PlannerConfig(
+    "fd-sat-up", "fast-downward", {"fast_downward_alias": "lama-first"}, admissible=False,
+    description="Fast Downward through unified-planning, lama-first (fast, not optimal)",
 ))
 register_planner(PlannerConfig(
     "pyperplan-opt", "pyperplan-opt", {"search": "astar", "heuristic": "lmcut"}, admissible=True,

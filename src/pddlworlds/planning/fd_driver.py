@@ -120,8 +120,10 @@ def run_driver(
         (tmp / "domain.pddl").write_text(write_sexpr(task.source[0]) + "\n")
         problem = task.source[1] if initial_atoms is None else problem_lists(task, initial_atoms)
         (tmp / "problem.pddl").write_text(write_sexpr(problem) + "\n")
-        cmd = [sys.executable, str(driver_path()), "--plan-file", "sas_plan", "domain.pddl", "problem.pddl",
-               *search]
+        search = list(search)
+        before = search[:2] if search[:1] == ["--alias"] else []  # the driver's own option: before the files
+        cmd = [sys.executable, str(driver_path()), "--plan-file", "sas_plan", *before, "domain.pddl",
+               "problem.pddl", *search[len(before):]]
         env = dict(os.environ, TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
         start = time.perf_counter()
         with open(tmp / "driver.log", "wb") as log:
