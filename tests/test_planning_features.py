@@ -163,3 +163,13 @@ def test_unsolvable_with_costs_is_proven(tmp_path):
     plan = solve(domain, problem, timeout=60)
     assert plan.status is PlanStatus.UNSOLVABLE, plan.message
     assert plan.cost is None and plan.length is None
+
+
+def test_files_over_unified_plannings_limit_plan(tmp_path):
+    """A problem past unified-planning's 128 KiB (here padded with a comment) still plans with fd-opt."""
+    from pddlworlds.worlds.pddl import MAX_UP_BYTES
+
+    domain, problem = _files(tmp_path, "roads", ROADS_DOMAIN, ROADS_PROBLEM + ";" + "x" * MAX_UP_BYTES + "\n")
+    assert problem.stat().st_size > MAX_UP_BYTES
+    plan = solve(domain, problem, timeout=60)
+    assert plan.status is PlanStatus.SOLVED_OPTIMALLY and plan.cost == 2, plan.message
