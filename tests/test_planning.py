@@ -221,7 +221,10 @@ def test_unsolvable_problem_from_files(tmp_path, planner):
     assert plan.problem == "cycle"
 
 
-def test_timeout_kills_every_planner_process(tmp_path):
+@pytest.mark.parametrize(("planner", "marker"), [("fd-opt", "fast-downward.py"), ("fd-opt-up", "pddlworlds.planning")])
+def test_timeout_kills_every_planner_process(tmp_path, planner, marker):
+    """Fast Downward's driver (fd-opt) and the unified-planning worker (fd-opt-up) alike: at the deadline
+    the whole process group goes, the `downward` search binary included."""
     problem = tmp_path / "big.pddl"
     problem.write_text(big_gripper())
     seen: dict[int, str] = {}
@@ -242,13 +245,15 @@ def test_timeout_kills_every_planner_process(tmp_path):
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     timeout = 6.0
-    plan = solve(get_domain("gripper").domain_file, problem, planner="fd-opt", timeout=timeout,
+    plan = solve(get_domain("gripper").domain_file, problem, planner=planner, timeout=timeout,
                  _on_start=lambda pid, token: started.append((pid, token)))
     stop.set()
     watcher.join()
     assert plan.status == PlanStatus.TIMEOUT, plan.message
     assert timeout <= plan.time_s < timeout + 5
-    assert any("pddlworlds.planning" in cmd for cmd in seen.values())  # the watcher saw the worker
+    assert any(marker in cmd for cmd in seen.values())  # the watcher saw the worker or the driver
+    if planner == "fd-opt":  # the driver translates in about a second, then the search binary runs
+        assert any(cmd.split(" ", 1)[0].endswith("/downward") for cmd in seen.values())
     time.sleep(0.2)
     assert tagged_pids(started[0][1]) == [], "a planner process outlived its timeout"
     for pid in seen:  # and nothing of it, e.g. `downward`, is left in any state

@@ -3,7 +3,8 @@
 The package's modules, lowest first: `configs` (the planner registry), `results` (statuses and
 dataclasses), `targets` (what to plan for, replay on a `World`), `store` (plan text, stored plans and the
 index), `up_adapter` (unified-planning), `worker` (the killable child process,
-`python -m pddlworlds.planning.worker`), `solving`, `validation`, `expert`, and `cli` (`pddlworlds plan`,
+`python -m pddlworlds.planning.worker`), `fd_driver` (Fast Downward's own driver, the default planners'
+path), `solving`, `validation`, `expert`, and `cli` (`pddlworlds plan`,
 `pddlworlds expert`). This module is the public front:
 
     >>> plan = solve("blocksworld", "problem1", planner="fd-opt", timeout=60)

@@ -64,6 +64,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         header = (
             f"{plan.domain}/{plan.problem} {plan.planner}: {plan.status.value}"
             + (f", {plan.length} steps" if plan.length is not None else "")
+            + (f", cost {plan.cost}" if plan.cost is not None and plan.cost != plan.length else "")
             + f", {plan.time_s:.1f} s"
             + (f" ({plan.message})" if plan.message else "")
         )

@@ -15,17 +15,22 @@ from typing import Any
 
 from ..registry import Registry
 
-__all__ = ["PLANNERS", "PlannerConfig", "get_planner", "planner_version", "register_planner"]
+__all__ = ["DRIVER", "PLANNERS", "PlannerConfig", "get_planner", "planner_version", "register_planner"]
 
 
 @dataclass(frozen=True)
 class PlannerConfig:
-    """A unified-planning engine with fixed parameters, and what a finished run of it proves."""
+    """An engine with fixed parameters, and what a finished run of it proves.
+
+    `engine` is a unified-planning engine name, or `DRIVER` for Fast Downward's own driver on the files
+    (params `search`: `"admissible"` for an A* chosen by the task's features, or a search string; or
+    `alias`), which reads every domain the worlds engine reads.
+    """
 
     name: str
-    engine: str  # unified-planning engine name
+    engine: str  # unified-planning engine name, or DRIVER
     params: dict[str, Any] = field(default_factory=dict)
-    admissible: bool = False  # a plan it finds is optimal (unit cost)
+    admissible: bool = False  # a plan it finds is optimal (cost-optimal where the task has action costs)
     complete: bool = True  # "no plan found" after a finished search means unsolvable
     description: str = ""
 
@@ -33,6 +38,8 @@ class PlannerConfig:
     def label(self) -> str:
         """How the configuration is written in the plan index's `method` column."""
         params = self.params
+        if self.engine == DRIVER:
+            return " ".join(self.driver_args(None))
         if "fast_downward_search_config" in params:  # as scripts/prove_optimal.py writes it
             return f"--search {params['fast_downward_search_config']}"
         if "fast_downward_alias" in params:
@@ -41,6 +48,18 @@ class PlannerConfig:
             return f"{self.engine}(" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + ")"
         return self.engine
 
+    def driver_args(self, admissible_search: str | None) -> list[str]:
+        """The driver's search arguments; `admissible_search` is the A* chosen for the task (None: unknown)."""
+        if "alias" in self.params:
+            return ["--alias", str(self.params["alias"])]
+        search = str(self.params.get("search", "admissible"))
+        if search == "admissible":
+            search = admissible_search or "astar(lmcut()|hmax()|blind() by the task's features)"
+        return ["--search", search]
+
+
+#: The `engine` of configurations that run Fast Downward's driver directly (`fd_driver`), not unified-planning.
+DRIVER = "fast-downward-driver"
 
 PLANNERS: Registry[PlannerConfig] = Registry("planner")
 
@@ -82,17 +101,31 @@ def planner_version(config: PlannerConfig | str = "fd-opt") -> str:
     return config.engine
 
 
-# The optimal configuration goes through the plain "fast-downward" engine with an explicit search string
-# rather than the "fast-downward-opt" engine. That engine runs the same A* with LM-cut, but on a copy of
+# The default, "fd-opt", runs Fast Downward's driver on the files the worlds engine read (any classical PDDL
+# it reads: derived predicates, conditional effects, action costs, large files), with an admissible A*
+# chosen by the task's features; "fd-sat" runs lama-first there. "fd-opt-up" and "fd-sat-up" are the same
+# searches through unified-planning (whose validator then checks the plan too), for the domains it reads.
+register_planner(PlannerConfig(
+    "fd-opt", DRIVER, {"search": "admissible"}, admissible=True,
+    description="Fast Downward's driver, A* with LM-cut, h^max (conditional effects) or blind (axioms): "
+                "optimal plans, cost-optimal with action costs, any domain the engine reads",
+))
+# The unified-planning configuration goes through the plain "fast-downward" engine with an explicit search
+# string rather than the "fast-downward-opt" engine. That engine runs the same A* with LM-cut, but on a copy of
 # the problem with an artificial goal action, which it builds in unified-planning's global environment
 # (so it fails on problems read into a private one) and strips from the plan by line position.
 register_planner(PlannerConfig(
-    "fd-opt", "fast-downward", {"fast_downward_search_config": "astar(lmcut())"}, admissible=True,
-    description="Fast Downward, A* with the LM-cut heuristic (admissible: optimal plans)",
+    "fd-opt-up", "fast-downward", {"fast_downward_search_config": "astar(lmcut())"}, admissible=True,
+    description="Fast Downward through unified-planning, A* with LM-cut (admissible: optimal plans)",
 ))
 register_planner(PlannerConfig(
-    "fd-sat", "fast-downward", {"fast_downward_alias": "lama-first"}, admissible=False,
-    description="Fast Downward, lama-first (greedy search with FF and landmarks: fast, not optimal)",
+    "fd-sat", DRIVER, {"alias": "lama-first"}, admissible=False,
+    description="Fast Downward's driver, lama-first (greedy search with FF and landmarks: fast, not optimal), "
+                "any domain the engine reads",
+))
+register_planner(PlannerConfig(
+    "fd-sat-up", "fast-downward", {"fast_downward_alias": "lama-first"}, admissible=False,
+    description="Fast Downward through unified-planning, lama-first (fast, not optimal)",
 ))
 register_planner(PlannerConfig(
     "pyperplan-opt", "pyperplan-opt", {"search": "astar", "heuristic": "lmcut"}, admissible=True,

@@ -41,7 +41,9 @@ class Plan:
     actions: tuple[Action, ...] = ()
     text: tuple[str, ...] = ()  # the environment's text of each action
     length: int | None = None
-    optimal: bool = False
+    #: The plan's cost: the sum of its ground actions' costs (its length where the task has no action costs).
+    cost: int | None = None
+    optimal: bool = False  # cost-optimal where the task has action costs
     time_s: float = 0.0  # wall clock of the whole call, child process start-up included
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)  # engine, engine status, log tail, worker pid

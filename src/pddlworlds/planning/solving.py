@@ -3,8 +3,10 @@
 The engines' statuses are not trusted (up-fast-downward #37, #28): Fast Downward through
 unified-planning calls an optimal plan "satisficing" when the problem has no quality metric, and
 up-pyperplan calls every exhausted search "incomplete". A returned plan counts only when it replays on our
-own grounded task to the goal *and* unified-planning's `PlanValidator` accepts it; "optimal" comes from
-the configuration being admissible; "unsolvable" needs evidence from the engine's log (Fast Downward) or
+own grounded task to the goal *and* unified-planning's `PlanValidator` accepts it (where the engine went
+through unified-planning; Fast Downward's driver, `fd_driver`, reads domains unified-planning cannot, and
+its plan cost must equal the replay's); "optimal" comes from the configuration being admissible (with
+action costs, cost-optimal); "unsolvable" needs evidence from the engine's log (Fast Downward) or
 a complete search (pyperplan); anything else is an ERROR.
 """
 
@@ -13,11 +15,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..worlds.catalogue import DEFAULT_SPLIT
 from ..worlds.grounding import Atom
-from .configs import PlannerConfig, get_planner
-from .results import Plan, PlanStatus, action_pddl
+from ..worlds.world import World
+from .configs import DRIVER, PlannerConfig, get_planner
+from .fd_driver import admissible_search, run_driver
+from .results import Action, Plan, PlanStatus, action_pddl
 from .targets import Target, replay, resolve_target, world_of
 from .worker import run_worker
 
@@ -40,6 +45,38 @@ def _unsolvable_evidence(config: PlannerConfig, log: str) -> tuple[bool, str]:
         # function with its name), but A* and greedy best-first search with a closed list are complete.
         return True, "search space exhausted by pyperplan"
     return False, ""
+
+
+def _checked(plan: Plan, config: PlannerConfig, world: World, actions: list[Action], state: int,
+             result: dict[str, Any]) -> Plan:
+    """The engine's plan, kept only if it replays on our ground task to the goal (and unified-planning's
+    validator, where it ran, agrees, and the engine's cost, where it gave one, is the replay's)."""
+    played = replay(world, actions, state)
+    cost = None if played.indices is None else sum(world.task.actions[i].cost for i in played.indices)
+    reasons = []
+    if played.indices is None:
+        reasons.append(f"replay: {played.reason}")
+    elif not played.goal:
+        reasons.append("replay: the goal does not hold at the end")
+    if result.get("up_valid") is False:
+        reasons.append(f"unified-planning validator: {result.get('up_message') or 'invalid'}")
+    engine_cost = result.get("plan_cost")
+    if engine_cost is not None and cost is not None and engine_cost != cost:
+        reasons.append(f"the engine's plan cost {engine_cost} is not the replay's {cost}")
+    if reasons:
+        plan.message = f"the engine returned an invalid plan ({result['engine_status']}): " + "; ".join(reasons)
+        plan.details["invalid_actions"] = [action_pddl(a) for a in actions]
+        return plan
+    plan.actions = tuple(actions)
+    plan.text = tuple(world.action_text(i) for i in played.indices or ())
+    plan.length = len(actions)
+    plan.cost = cost
+    plan.optimal = config.admissible
+    plan.status = PlanStatus.SOLVED_OPTIMALLY if config.admissible else PlanStatus.SOLVED_SATISFICING
+    checks = "replay" if result.get("up_valid") is None else "replay and unified-planning"
+    optimal = ("; cost-optimal: admissible search" if world.task.costs else "; optimal: admissible search")
+    plan.message = f"plan validated ({checks})" + (optimal if config.admissible else "")
+    return plan
 
 
 def solve(
@@ -88,33 +125,41 @@ def solve_target(
     world = world_of(target)
     atoms = None if initial_atoms is None else sorted((n, tuple(a)) for n, a in initial_atoms)
     state = world.initial_state if atoms is None else world.task.state_of(atoms)
-    request = {
-        "domain_file": str(target.domain_file),
-        "problem_file": str(target.problem_file),
-        "engine": config.engine,
-        "params": config.params,
-        "initial_atoms": None if atoms is None else [[n, list(a)] for n, a in atoms],
-        "nice": nice,
-        "memory_mb": memory_mb,
-    }
     plan = Plan(target.domain, target.problem, config.name, PlanStatus.ERROR,
                 details={"engine": config.engine, "method": config.label})
+    search, why = admissible_search(world.task) if config.engine == DRIVER else ("", "")
+    if config.engine == DRIVER:
+        plan.details.update(method=" ".join(config.driver_args(search)), search_reason=why)
     left = float(timeout) - (time.perf_counter() - start)
     if left <= 0:
         plan.time_s = time.perf_counter() - start
         plan.status = PlanStatus.TIMEOUT
         plan.message = f"no plan within {timeout:g} s: reading and grounding the problem took it all"
         return plan
-    run = run_worker(request, left, on_start)
+    if config.engine == DRIVER:
+        result = run_driver(world.task.lifted, config.driver_args(search), left, initial_atoms=atoms, nice=nice,
+                            memory_mb=memory_mb, on_start=on_start)
+        timed_out, pid, token, log_tail = result["timed_out"], result["pid"], result["token"], ""
+    else:
+        request = {
+            "domain_file": str(target.domain_file),
+            "problem_file": str(target.problem_file),
+            "engine": config.engine,
+            "params": config.params,
+            "initial_atoms": None if atoms is None else [[n, list(a)] for n, a in atoms],
+            "nice": nice,
+            "memory_mb": memory_mb,
+        }
+        run = run_worker(request, left, on_start)
+        result, timed_out, pid, token, log_tail = run.result, run.timed_out, run.pid, run.token, run.log_tail
     plan.time_s = time.perf_counter() - start
-    plan.details.update(worker_pid=run.pid, worker_token=run.token)
-    if run.timed_out:
+    plan.details.update(worker_pid=pid, worker_token=token)
+    if timed_out:
         plan.status = PlanStatus.TIMEOUT
         plan.message = f"no plan within {timeout:g} s; the planner's process group was killed"
         return plan
-    result = run.result
     if result is None:
-        plan.message = "the planner process ended without a result: " + run.log_tail[-500:]
+        plan.message = "the planner process ended without a result: " + log_tail[-500:]
         return plan
     if "error" in result:
         plan.message = result["error"]
@@ -126,28 +171,7 @@ def solve_target(
     plan.details.update(engine_status=engine_status, engine_time_s=result.get("engine_time_s"), log_tail=log)
     actions = result.get("actions")
     if actions is not None:
-        actions = [(s, tuple(a)) for s, a in actions]
-        played = replay(world, actions, state)
-        if not played.goal or not result.get("up_valid"):
-            reasons = []
-            if played.indices is None:
-                reasons.append(f"replay: {played.reason}")
-            elif not played.goal:
-                reasons.append("replay: the goal does not hold at the end")
-            if not result.get("up_valid"):
-                reasons.append(f"unified-planning validator: {result.get('up_message') or 'invalid'}")
-            plan.message = f"the engine returned an invalid plan ({engine_status}): " + "; ".join(reasons)
-            plan.details["invalid_actions"] = [action_pddl(a) for a in actions]
-            return plan
-        plan.actions = tuple(actions)
-        plan.text = tuple(world.action_text(i) for i in played.indices or ())
-        plan.length = len(actions)
-        plan.optimal = config.admissible
-        plan.status = PlanStatus.SOLVED_OPTIMALLY if config.admissible else PlanStatus.SOLVED_SATISFICING
-        plan.message = "plan validated (replay and unified-planning)" + (
-            "; optimal: admissible search" if config.admissible else ""
-        )
-        return plan
+        return _checked(plan, config, world, [(s, tuple(a)) for s, a in actions], state, result)
     if engine_status.startswith("UNSOLVABLE"):
         ok, why = _unsolvable_evidence(config, log)
         if ok:
