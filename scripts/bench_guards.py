@@ -83,7 +83,7 @@ def main() -> int:
             big.write_text(problem_text(5, int(mb * 2**20)))
             measured(f"read: {big.stat().st_size / 2**20:.1f} MiB problem file", lambda big=big: read_task(domain, big))
     if args.at_limit:
-        n = int(MAX_GROUND_ACTIONS ** 0.5)  # (a4 o0 o1 ?c ?d): n**2 reachable actions, just under the limit
+        n = int(MAX_ATOMS ** 0.5) - 1  # (a4 o0 o1 ?c ?d): n**2 reachable actions and (q ?c ?d) atoms, under max_atoms
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "domain.pddl").write_text(WIDE_DOMAIN)
             (Path(tmp) / "p.pddl").write_text(problem_text(n))
