@@ -15,6 +15,7 @@ import contextlib
 import io
 import math
 from dataclasses import dataclass
+from operator import itemgetter
 
 from itertools import product
 
@@ -183,6 +184,26 @@ def _strata(axioms, derived_names: set[str]) -> dict[str, int]:
     raise PDDLError("derived predicates recurse through negation (no stratification exists)")
 
 
+def _cost(expression, mapping: dict[str, str], values: dict) -> int:
+    """An action's `total-cost` increase: a number, or a static function of its arguments."""
+    if hasattr(expression, "symbol"):
+        return int(values[(expression.symbol, tuple(mapping.get(a, a) for a in expression.args))])
+    return int(expression.value)
+
+
+def _binder(lit: Literal):
+    """`bind(lit, args)` compiled once per literal: most literals name parameters only."""
+    if all(isinstance(a, int) for a in lit.args):
+        if len(lit.args) == 1:
+            position = lit.args[0]
+            return lambda args, name=lit.predicate: (name, (args[position],))
+        if not lit.args:
+            return lambda args, atom=(lit.predicate, ()): atom
+        pick = itemgetter(*lit.args)
+        return lambda args, name=lit.predicate: (name, pick(args))
+    return lambda args: bind(lit, args)
+
+
 def _instantiate(task: LiftedTask, fd, model, pddl):
     """The model's reachable actions and axioms: a plain schema's actions as (schema, args, cost) to bind
     from our own literals (what most domains are, and several times faster), the rest instantiated by the
@@ -199,6 +220,7 @@ def _instantiate(task: LiftedTask, fd, model, pddl):
         else:
             init_facts.add(element)
     by_type = get_objects_by_type(fd.objects, fd.types)
+    values = {(f.symbol, tuple(f.args)): e.value for f, e in assignments.items()}
     plain_schemas = {s.name: s for s in task.schemas if not s.conditions and not s.conditional}
     plain, actions, axioms = [], [], []
     for atom in model:
@@ -209,7 +231,7 @@ def _instantiate(task: LiftedTask, fd, model, pddl):
             if schema is not None and len(kind.parameters) == len(schema.parameters):
                 cost = 1
                 if fd.use_min_cost_metric:
-                    cost = 0 if kind.cost is None else int(kind.cost.instantiate(mapping, assignments).expression.value)
+                    cost = 0 if kind.cost is None else _cost(kind.cost.expression, mapping, values)
                 plain.append((schema, tuple(atom.args), cost))
                 continue
             action = kind.instantiate(mapping, init_facts, assignments, fluents, by_type, fd.use_min_cost_metric)
@@ -261,9 +283,11 @@ def ground(
             f"{_where(task)}: {len(atoms):,} reachable ground atoms, over the limit of {max_atoms:,} "
             "(max_atoms); pass a larger max_atoms to ground it anyway"
         )
-    names = {name: natural_key(name) for name, _ in task.objects}
+    # objects ranked once in natural order (b2 before b10): sorting by ranks is sorting by natural keys
+    mentioned = {x for _, args in atoms for x in args} | {name for name, _ in task.objects}
+    rank = {name: i for i, name in enumerate(sorted(mentioned, key=lambda name: (natural_key(name), name)))}
     atom_list = tuple(sorted(atoms, key=lambda a: (order.get(a[0], len(order)), a[0] if a[0] not in order else "",
-                                                   tuple(names.get(x) or natural_key(x) for x in a[1]))))
+                                                   tuple(map(rank.__getitem__, a[1])))))
     index = {atom: i for i, atom in enumerate(atom_list)}
 
     def masks(literals) -> tuple[int, int]:
@@ -282,20 +306,25 @@ def ground(
         if atom[0] not in fluent_names:
             static_true |= 1 << index[atom]
     built = []
+    compiled = {s.name: ([(_binder(lit), lit.positive) for lit in s.preconditions],
+                         [_binder(lit) for lit in s.add], [_binder(lit) for lit in s.delete])
+                for s in task.schemas}
+    where = index.get
     for schema, args, cost in plain:
         pos = neg = add = delete = 0
-        for lit in schema.preconditions:
-            i = index.get(bind(lit, args))
-            if lit.positive:
+        preconditions, adds, deletes = compiled[schema.name]
+        for atom, positive in preconditions:
+            i = where(atom(args))
+            if positive:
                 pos |= 1 << i  # a positive precondition of a reachable action is reachable or static
             elif i is not None:  # an atom never reached never holds: its negation needs no bit
                 neg |= 1 << i
         if neg & static_true:
             continue
-        for lit in schema.add:
-            add |= 1 << index[bind(lit, args)]
-        for lit in schema.delete:
-            i = index.get(bind(lit, args))
+        for atom in adds:
+            add |= 1 << index[atom(args)]
+        for atom in deletes:
+            i = where(atom(args))
             if i is not None:
                 delete |= 1 << i
         built.append(GroundAction(schema.name, args, pos, neg, add, delete & ~add, cost))
@@ -327,8 +356,7 @@ def ground(
             alternatives=tuple(preconditions[1:]),
         ))
     schema_order = {s.name: i for i, s in enumerate(task.schemas)}
-    built.sort(key=lambda a: (schema_order.get(a.schema, len(schema_order)),
-                              tuple(names.get(x) or natural_key(x) for x in a.args)))
+    built.sort(key=lambda a: (schema_order.get(a.schema, len(schema_order)), tuple(map(rank.__getitem__, a.args))))
     actions = tuple(built)
 
     derived_names = {axiom.effect.predicate for axiom in fd_axioms}
