@@ -1,4 +1,5 @@
-"""Reading PDDL: errors that name the file and line, normalisation with a warning, STRIPS only."""
+"""Reading PDDL: errors that name the file and line, sections in any order, repeated objects, ADL; the
+planner's unified-planning reader normalises files with a warning."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.worlds.catalogue import load_task
+from pddlworlds.worlds.grounding import ground
 from pddlworlds.worlds.pddl import (
     PDDLError,
     PDDLNormalisationWarning,
@@ -116,113 +118,178 @@ def test_no_define_form(tmp_path: Path, toy) -> None:
         read_task(toy[0], bad)
 
 
-# ---- normalisation: warn, then load --------------------------------------------------------------
+# ---- section order and repeated names: the world reads them as they are --------------------------
+# (Only the planner's unified-planning reader needs the files rewritten: `read_up_problem` normalises them
+# with a `PDDLNormalisationWarning`.)
+
+SHUFFLED = DOMAIN.replace(
+    "(:types thing)\n  (:predicates (p ?x - thing) (q ?x - thing) (done))",
+    "(:predicates (p ?x - thing) (q ?x - thing) (done))\n  (:constants c - thing)\n  (:types thing)",
+)
+LATE = DOMAIN.replace("  (:predicates (p ?x - thing) (q ?x - thing) (done))\n", "").rstrip()[:-1] + (
+    "\n  (:predicates (p ?x - thing) (q ?x - thing) (done)))\n"
+)
 
 
-def test_section_order_is_normalised_with_a_warning(tmp_path: Path, toy) -> None:
-    shuffled = DOMAIN.replace(
-        "(:types thing)\n  (:predicates (p ?x - thing) (q ?x - thing) (done))",
-        "(:predicates (p ?x - thing) (q ?x - thing) (done))\n  (:constants c - thing)\n  (:types thing)",
-    )
-    domain = write(tmp_path, "shuffled.pddl", shuffled)
-    with pytest.warns(PDDLNormalisationWarning, match="reordered sections"):
-        task = read_task(domain, toy[1])
-    assert ("c", "thing") in task.objects
-    text, changes = normalise_domain(shuffled)
+def test_sections_in_any_order_load_without_a_warning(tmp_path: Path, toy) -> None:
+    domain = write(tmp_path, "shuffled.pddl", SHUFFLED)
+    task = read_quietly(domain, toy[1])
+    assert ("c", "thing") in task.objects and task.supertypes["thing"] == ("thing", "object")
+    assert [a.pddl for a in ground(task).actions] == ["(go a)", "(go b)"]  # (p c) never holds
+
+
+def test_declarations_after_an_action_load_without_a_warning(tmp_path: Path, toy) -> None:
+    domain = write(tmp_path, "late.pddl", LATE)
+    task = read_quietly(domain, toy[1])
+    assert [s.name for s in task.schemas] == ["go"]
+    assert [a.pddl for a in ground(task).actions] == ["(go a)", "(go b)"]
+
+
+def test_normalise_domain_puts_declarations_first() -> None:
+    text, changes = normalise_domain(SHUFFLED)
     assert changes and text.index(":types") < text.index(":constants") < text.index(":predicates")
     assert normalise_domain(DOMAIN) == (DOMAIN, [])
+    text, changes = normalise_domain(LATE)
+    assert changes and text.index(":predicates") < text.index(":action")
 
 
-def test_declarations_after_an_action_are_moved_before_it(tmp_path: Path, toy) -> None:
-    late = DOMAIN.replace("  (:predicates (p ?x - thing) (q ?x - thing) (done))\n", "")
-    late = late.rstrip()[:-1] + "\n  (:predicates (p ?x - thing) (q ?x - thing) (done)))\n"
-    domain = write(tmp_path, "late.pddl", late)
-    with pytest.warns(PDDLNormalisationWarning):
-        task = read_task(domain, toy[1])
-    assert [s.name for s in task.schemas] == ["go"]
+@pytest.mark.parametrize("text", [SHUFFLED, LATE], ids=["shuffled", "late"])
+def test_read_up_problem_reorders_sections_with_a_warning(tmp_path: Path, toy, text) -> None:
+    domain = write(tmp_path, "domain2.pddl", text)
+    with pytest.warns(PDDLNormalisationWarning, match="reordered sections") as record:
+        problem = read_up_problem(domain, toy[1])
+    assert all(str(w.message).startswith(str(domain)) for w in record)
+    assert [a.name for a in problem.actions] == ["go"]
 
 
-def test_duplicate_names_are_normalised_with_a_warning(tmp_path: Path) -> None:
+def duplicates(tmp_path: Path) -> tuple[Path, Path]:
     domain = write(
         tmp_path, "domain.pddl", DOMAIN.replace("(:types thing)", "(:types thing)\n  (:constants c - thing)")
     )
     problem = write(
         tmp_path, "problem.pddl", PROBLEM.replace("(:objects a b - thing)", "(:objects a b a c - thing)")
     )
-    with pytest.warns(PDDLNormalisationWarning) as record:
-        task = read_task(domain, problem)
-    message = " ".join(str(w.message) for w in record)
-    assert "'a' (declared twice)" in message and "'c' (a domain constant)" in message
+    return domain, problem
+
+
+def test_repeated_objects_and_constants_are_one_object(tmp_path: Path) -> None:
+    task = read_quietly(*duplicates(tmp_path))
     assert sorted(name for name, _ in task.objects) == ["a", "b", "c"]
+    assert [a.pddl for a in ground(task).actions] == ["(go a)", "(go b)"]  # (p c) never holds
+
+
+def test_read_up_problem_drops_repeated_objects_with_a_warning(tmp_path: Path) -> None:
+    domain, problem = duplicates(tmp_path)
+    with pytest.warns(PDDLNormalisationWarning) as record:
+        up = read_up_problem(domain, problem)
+    message = " ".join(str(w.message) for w in record)
+    assert message.startswith(str(problem))
+    assert "'a' (declared twice)" in message and "'c' (a domain constant)" in message
+    assert sorted(o.name for o in up.all_objects) == ["a", "b", "c"]
 
 
 def test_conflicting_duplicate_is_an_error(tmp_path: Path) -> None:
     text = PROBLEM.replace("(:objects a b - thing)", "(:objects a b - thing a - other)")
     with pytest.raises(PDDLError, match="'a'"):
         normalise_problem(text, {}, tmp_path / "p.pddl")
+    (tmp_path / "domain.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(text)
+    with pytest.raises(PDDLError, match="'a'") as caught:
+        read_task(tmp_path / "domain.pddl", tmp_path / "p.pddl")
+    assert caught.value.path == str(tmp_path / "p.pddl")
 
 
-def test_normalisation_warning_repeats_on_a_cache_hit(tmp_path: Path, toy) -> None:
+def test_load_task_of_repeated_objects_is_silent_on_a_cache_hit(tmp_path: Path, toy) -> None:
     problem = write(tmp_path, "dup.pddl", PROBLEM.replace("a b - thing", "a b b - thing"))
-    for _ in range(2):  # the second load comes from the disk cache and must warn all the same
-        with pytest.warns(PDDLNormalisationWarning, match="declared twice"):
+    for _ in range(2):  # the second load comes from the disk cache
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
             task = load_task(toy[0], problem)
         assert sorted(name for name, _ in task.objects) == ["a", "b"]
 
 
-def test_normalisation_warning_on_a_cache_hit_names_the_file_read_now(tmp_path: Path, toy) -> None:
-    """The cache is keyed by content: a copy of a problem read from another folder is named as itself."""
-    text = PROBLEM.replace("a b - thing", "a b b - thing")
-    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
-    for problem in (write(tmp_path / "one", "dup.pddl", text), write(tmp_path / "two", "dup.pddl", text)):
-        with pytest.warns(PDDLNormalisationWarning) as record:
-            load_task(toy[0], problem)
-        assert all(str(w.message).startswith(str(problem)) for w in record), [str(w.message) for w in record]
-
-
-def test_shipped_tyreworld_is_normalised(world_of) -> None:
+def test_shipped_tyreworld_loads_as_it_is(world_of) -> None:
     from pddlworlds.worlds.catalogue import get_domain
 
     d = get_domain("tyreworld")
-    with pytest.warns(PDDLNormalisationWarning, match="domain constant"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         task = load_task(d.domain_file, d.problem_file("p01"))
     assert sum(1 for name, _ in task.objects if name == "jack") == 1
+    with pytest.warns(PDDLNormalisationWarning, match="domain constant"):
+        read_up_problem(d.domain_file, d.problem_file("p01"))
 
 
-# ---- STRIPS only ---------------------------------------------------------------------------------
+# ---- ADL constructs load and behave as PDDL says -------------------------------------------------
+# (go ?x) over a and b, with (p a) (p b) true at first; each case: the precondition, the effect, and the
+# applicable actions and true atoms after each action of a short run.
+
+
+ADL = [
+    ("or", "(or (p ?x) (q ?x))", "(and (q ?x) (not (p ?x)))",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go a)", ["(go a)", "(go b)"], {"(q a)", "(p b)"})]),
+    ("when", "(p ?x)", "(and (q ?x) (when (q ?x) (not (p ?x))))",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go a)", ["(go a)", "(go b)"], {"(p a)", "(q a)", "(p b)"}),  # the condition is read before
+      ("(go a)", ["(go b)"], {"(q a)", "(p b)"})]),
+    ("exists", "(exists (?y - thing) (p ?y))", "(and (q ?x) (not (p ?x)))",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go a)", ["(go a)", "(go b)"], {"(q a)", "(p b)"}),
+      ("(go b)", [], {"(q a)", "(q b)"})]),
+    ("forall", "(forall (?y - thing) (p ?y))", "(and (q ?x) (not (p ?x)))",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go b)", [], {"(p a)", "(q b)"})]),
+    ("forall-effect", "(p ?x)", "(and (done) (forall (?y - thing) (when (not (= ?y ?x)) (q ?y))))",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go a)", ["(go a)", "(go b)"], {"(p a)", "(p b)", "(q b)", "(done)"})]),
+    ("imply", "(imply (q ?x) (done))", "(q ?x)",
+     [(None, ["(go a)", "(go b)"], {"(p a)", "(p b)"}),
+      ("(go a)", ["(go b)"], {"(p a)", "(p b)", "(q a)"})]),
+]
+
+
+@pytest.mark.parametrize(("what", "precondition", "effect", "run"), ADL, ids=[c[0] for c in ADL])
+def test_adl_constructs_load_and_behave(tmp_path: Path, toy, what, precondition, effect, run) -> None:
+    text = DOMAIN.replace(":negative-preconditions", ":adl").replace(
+        "(and (p ?x) (not (q ?x)))", precondition).replace("(and (q ?x) (not (p ?x)))", effect)
+    task = ground(read_quietly(write(tmp_path, "domain.pddl", text), toy[1]))
+    state = task.init
+    for action, expected_applicable, expected_atoms in run:
+        if action is not None:
+            state = task.apply(state, task.action_index[("go", (action.strip("()").split()[1],))])
+        assert [task.actions[i].pddl for i in task.applicable(state)] == expected_applicable, action
+        assert {"(" + " ".join((n, *a)) + ")" for n, a in task.true_atoms(state)} == expected_atoms, action
 
 
 @pytest.mark.parametrize(
-    ("requirement", "precondition", "effect", "what"),
-    [
-        (":disjunctive-preconditions", "(or (p ?x) (q ?x))", "(q ?x)", "disjunction (or)"),
-        (":conditional-effects", "(p ?x)", "(and (q ?x) (when (q ?x) (not (p ?x))))", "conditional effects (when)"),
-        (":existential-preconditions", "(exists (?y - thing) (p ?y))", "(q ?x)", "existential quantification"),
-        (":universal-preconditions", "(forall (?y - thing) (p ?y))", "(q ?x)", "universal quantification"),
-    ],
-    ids=["or", "when", "exists", "forall"],
+    ("goal", "holds_at_first", "holds_after_go_a"),
+    [("(forall (?y - thing) (p ?y))", True, True), ("(exists (?y - thing) (q ?y))", False, True),
+     ("(or (q a) (q b))", False, True), ("(imply (q a) (q b))", True, False),
+     ("(and (q a) (not (= a b)))", False, True)],
+    ids=["forall", "exists", "or", "imply", "equality"],
 )
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyparsing's, inside unified-planning's reader
-def test_non_strips_constructs_are_rejected(
-    tmp_path: Path, toy, requirement, precondition, effect, what
-) -> None:
-    text = DOMAIN.replace(":negative-preconditions", ":negative-preconditions " + requirement)
-    text = text.replace("(and (p ?x) (not (q ?x)))", precondition).replace(
-        "(and (q ?x) (not (p ?x)))", effect
-    )
-    domain = write(tmp_path, "domain.pddl", text)
-    with pytest.raises(PDDLError, match="not STRIPS") as caught:
-        read_task(domain, toy[1])
-    assert what in str(caught.value)
+def test_quantified_goals_load_and_count_as_one_condition(tmp_path: Path, toy, goal, holds_at_first,
+                                                          holds_after_go_a) -> None:
+    problem = write(tmp_path, "problem.pddl", PROBLEM.replace("(:goal (and (q a) (q b)))", f"(:goal {goal})"))
+    text = DOMAIN.replace("(and (q ?x) (not (p ?x)))", "(q ?x)")  # go keeps p: forall p stays true
+    task = ground(read_quietly(write(tmp_path, "domain.pddl", text), problem))
+    after = task.apply(task.init, task.action_index[("go", ("a",))])
+    assert task.lifted.goal_size == task.goal_size
+    assert task.is_goal(task.init) is holds_at_first and task.is_goal(after) is holds_after_go_a
+    assert all(not name.startswith("goal@") for name, _ in task.true_atoms(after))  # hidden helpers
 
 
-def test_numeric_fluents_are_rejected(tmp_path: Path, toy) -> None:
-    text = DOMAIN.replace(":negative-preconditions", ":negative-preconditions :numeric-fluents")
-    text = text.replace("(done))", "(done))\n  (:functions (cost) - number)")
-    domain = write(tmp_path, "domain.pddl", text)
-    problem = write(tmp_path, "problem.pddl", PROBLEM.replace("(p b))", "(p b) (= (cost) 0))"))
-    with pytest.raises(PDDLError, match=r"domain.pddl:\d+: not STRIPS: requirement :numeric-fluents"):
-        read_task(domain, problem)
+def test_numeric_state_is_refused_where_it_is_used(tmp_path: Path, toy) -> None:
+    text = DOMAIN.replace("(done))", "(done))\n  (:functions (fuel ?x - thing) - number)")
+    declared = write(tmp_path, "declared.pddl", text)
+    problem = write(tmp_path, "problem.pddl", PROBLEM.replace("(p b))", "(p b) (= (fuel a) 3))"))
+    assert [s.name for s in read_quietly(declared, problem).schemas] == ["go"]  # declared, unused: fine
+    used = write(tmp_path, "used.pddl", text.replace("(and (q ?x) (not (p ?x)))",
+                                                    "(and (q ?x) (not (p ?x))\n  (increase (fuel ?x) 1))"))
+    with pytest.raises(PDDLError, match=r"used.pddl:10: the effect of action 'go' increases \(fuel \?x\): "
+                                        r"numeric state is not supported"):
+        read_task(used, problem)
 
 
 # ---- the unified-planning problem ----------------------------------------------------------------

@@ -11,8 +11,6 @@ natural-sorted order, so everything built on them (observations, action lists) i
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 from dataclasses import dataclass
 from operator import itemgetter
@@ -20,7 +18,7 @@ from operator import itemgetter
 from itertools import product
 
 from .ground_task import Atom, CondEffect, GroundAction, GroundTask, natural_key, set_bits
-from .pddl import Formula, LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator
+from .pddl import Formula, LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator, translator_quiet
 
 __all__ = [
     "Atom",
@@ -128,7 +126,7 @@ def _where(task: LiftedTask) -> str:
 def _explore(task: LiftedTask, fd, max_explored: int):
     """The translator's relaxed reachability analysis, stopped once it has derived `max_explored` facts."""
     pddl, _, _, pddl_to_prolog, build_model, _ = translator()
-    with contextlib.redirect_stdout(io.StringIO()):
+    with translator_quiet():
         program = pddl_to_prolog.translate(fd)
         rules = build_model.convert_rules(program)
         unifier = build_model.Unifier(rules)
@@ -257,7 +255,7 @@ def ground(
     pddl, _, normalize, _, _, _ = translator()
     fd = fd_task(task.source)
     _goal_axioms(task, fd, pddl)
-    with contextlib.redirect_stdout(io.StringIO()):
+    with translator_quiet():
         try:
             normalize.normalize(fd)
         except SystemExit as exc:

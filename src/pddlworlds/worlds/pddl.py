@@ -66,6 +66,8 @@ __all__ = [
     "domain_constants",
     "domain_name",
     "translator",
+    "translator_quiet",
+    "fd_task",
 ]
 
 
@@ -80,6 +82,14 @@ def translator():
     from fast_downward.translate.pddl_parser import parsing_functions
 
     return pddl, parsing_functions, normalize, pddl_to_prolog, build_model, instantiate
+
+
+@contextlib.contextmanager
+def translator_quiet() -> Iterator[None]:
+    """The translator prints its progress to stdout and its warnings (a type named like a predicate...) to
+    stderr; a library says nothing unasked, so both are dropped while it runs."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        yield
 
 
 def ignore_normalisation_warnings() -> None:
@@ -249,7 +259,7 @@ def fd_task(source: tuple):
     grounding parses its own); its printed chatter is dropped."""
     _, parsing_functions, *_ = translator()
     domain_lists, problem_lists = source
-    with contextlib.redirect_stdout(io.StringIO()):
+    with translator_quiet():
         return parsing_functions.parse_task(domain_lists, problem_lists)
 
 
@@ -267,7 +277,7 @@ def read_task(
 
     failures = (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError, AssertionError,
                 IndexError, UnboundLocalError, StopIteration, RecursionError)
-    with contextlib.redirect_stdout(io.StringIO()):
+    with translator_quiet():
         try:  # the domain alone first (its parser yields its parts), to blame the right file
             tuple(parsing_functions.parse_domain_pddl(parsing_functions.Context(), domain_lists))
         except failures as exc:

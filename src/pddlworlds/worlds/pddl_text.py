@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .sexpr import (
     MAX_NESTING,
+    Node,
     PDDLError,
     SizeLimitError,
     line_of_form,
@@ -306,12 +307,73 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
 
 
 def parsed_domain(text: str, path: str | Path = "<domain>") -> list:
-    """The domain as nested lists, checked (`check_domain_structure`), lower-cased."""
+    """The domain as nested lists, checked (`check_domain_structure`), lower-cased, in the form the
+    translator's parser takes: declarations before actions (PDDL does not fix their order), requirement
+    flags it lists only (it validates them and uses none: what a domain uses is read from its text), and
+    `either` in an action's parameters written as an `or` of type conditions."""
     path = Path(path)
     define = read_sexpr(text, path)
     check_domain_features(define, path)
     _check_effects_present(define, path)
-    return lowered(define)
+    define = lowered(define)
+    head = [e for e in define if section_name(e) is None]
+    sections = [e for e in define if section_name(e) is not None]
+    declarations = sorted((e for e in sections if section_name(e) in _DOMAIN_ORDER),
+                          key=lambda e: _DOMAIN_ORDER.index(section_name(e)))
+    rest = [e for e in sections if section_name(e) not in _DOMAIN_ORDER]
+    for section in declarations:
+        if section_name(section) == ":requirements":
+            section[1:] = [flag for flag in section[1:] if flag in _TRANSLATOR_FLAGS]
+    for section in rest:
+        if section_name(section) == ":action":
+            _either_parameters(section)
+    out = Node(head + declarations + rest)
+    out.line = getattr(define, "line", 0)
+    return out
+
+
+#: The requirement flags the translator's parser accepts (it refuses any other, numeric ones included).
+_TRANSLATOR_FLAGS = frozenset({
+    ":strips", ":adl", ":typing", ":negation", ":equality", ":negative-preconditions",
+    ":disjunctive-preconditions", ":existential-preconditions", ":universal-preconditions",
+    ":quantified-preconditions", ":conditional-effects", ":derived-predicates", ":action-costs",
+})
+
+
+def _either_parameters(action: list) -> None:
+    """`?x - (either a b)` among an action's parameters becomes `?x` (an object) and, in its precondition,
+    that some `a` or some `b` equals `?x`: the translator takes `either` only in predicate declarations."""
+    keys = [e if isinstance(e, str) else None for e in action]
+    if ":parameters" not in keys or keys.index(":parameters") + 1 >= len(action):
+        return
+    params = action[keys.index(":parameters") + 1]
+    conditions, rebuilt, pending = [], [], []
+    i = 0
+    while i < len(params):
+        item = params[i]
+        if item == "-" and i + 1 < len(params):
+            kind = params[i + 1]
+            if isinstance(kind, list) and kind and kind[0] == "either":
+                rebuilt += pending + ["-", "object"]
+                conditions += [["or", *[["exists", [f"?either-{v[1:]}", "-", t], ["=", f"?either-{v[1:]}", v]]
+                                         for t in kind[1:]]] for v in pending]
+            else:
+                rebuilt += pending + ["-", kind]
+            pending = []
+            i += 2
+            continue
+        pending.append(item)
+        i += 1
+    rebuilt += pending
+    if not conditions:
+        return
+    params[:] = rebuilt
+    if ":precondition" in keys and keys.index(":precondition") + 1 < len(action):
+        at = keys.index(":precondition") + 1
+        action[at] = Node(["and", action[at], *conditions])
+    else:
+        at = keys.index(":parameters") + 2
+        action[at:at] = [":precondition", Node(["and", *conditions])]
 
 
 def parsed_problem(text: str, constants: dict[str, str], path: str | Path = "<problem>") -> list:
