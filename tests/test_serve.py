@@ -1,5 +1,6 @@
-"""`pddlworlds serve` for real: llama-cpp-python's OpenAI-compatible server on 127.0.0.1, driven by the
-OpenAI-compatible backend and by `pddlworlds eval`, beside the in-process embedded backend.
+"""`pddlworlds serve` for real: its OpenAI-compatible server on 127.0.0.1, driven by the OpenAI-compatible
+backend and by `pddlworlds eval`, beside the in-process embedded backend (the newer routes, with the
+`openai` client and Inspect: `test_serve_openai.py`).
 
 Kept small for CI: short episodes (a few steps of STANDARD on the easiest Blocksworld problem), one server
 per test, one llama.cpp thread on both sides.

@@ -12,13 +12,18 @@ import pytest
 
 from pddlworlds.llm.base import Message
 from pddlworlds.llm.serve_requests import (
+    COMPLETION_TOKENS,
     DRAIN_BYTES,
+    MAX_INPUTS,
     MAX_STOPS,
     RequestError,
     body_limit,
     parse_chat,
+    parse_completion,
     parse_count,
+    parse_embeddings,
     parse_json,
+    parse_responses,
     read_body,
 )
 
@@ -48,6 +53,112 @@ def test_a_plain_request_is_read_as_the_in_process_backend_takes_it() -> None:
     assert parse_count({"input": "quotes <eos> as text"}) == "quotes <eos> as text"
 
 
+def test_a_developer_message_is_a_system_message() -> None:
+    """Current OpenAI clients send the system prompt with the role "developer"."""
+    call = parse_chat({"messages": [{"role": "developer", "content": "Play."}, USER]})
+    assert call.messages == [Message("system", "Play."), Message("user", USER["content"])]
+
+
+def test_completion_requests_are_read_with_openai_defaults() -> None:
+    call = parse_completion({"model": "m", "prompt": "b1 is on b2.", "top_p": 0.3, "seed": 1})
+    assert call.prompts == ["b1 is on b2."] and call.max_tokens == COMPLETION_TOKENS == 16
+    assert (call.logprobs, call.echo, call.stop, call.temperature) == (None, False, [], 0.0)
+    scoring = parse_completion({"prompt": ["a", ""], "max_tokens": 0, "logprobs": 2, "echo": True, "stop": "\n"})
+    assert (scoring.prompts, scoring.max_tokens, scoring.logprobs, scoring.echo, scoring.stop) == (
+        ["a", ""], 0, 2, True, ["\n"])
+    assert parse_completion({"prompt": "a", "logprobs": 0, "n": 1, "best_of": 1}).logprobs == 0
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({}, "prompt must be a text or a list of 1 to 64 texts, not null"),
+    ({"prompt": []}, "not a list"),
+    ({"prompt": ["a"] * (MAX_INPUTS + 1)}, "list of 1 to 64 texts"),
+    ({"prompt": [1, 2, 3]}, "prompt[0] must be a text (token ids are not accepted), not 1"),
+    ({"prompt": [[1, 2]]}, "token ids are not accepted"),
+    ({"prompt": "\ud800"}, "prompt[0] is not valid Unicode"),
+    ({"prompt": "a", "max_tokens": -1}, "max_tokens must be a whole number of at least 0, not -1"),
+    ({"prompt": "a", "logprobs": 21}, "logprobs must be a whole number from 0 to 20, not 21"),
+    ({"prompt": "a", "logprobs": True}, "not true"),
+    ({"prompt": "a", "logprobs": -1}, "not -1"),
+    ({"prompt": "a", "echo": "yes"}, "echo must be true or false, not a string"),
+    ({"prompt": "a", "suffix": "b"}, "suffix is not supported"),
+    ({"prompt": "a", "best_of": 3}, "best_of must be 1"),
+    ({"prompt": "a", "n": 2}, "n must be 1"),
+    ({"prompt": "a", "stream": True}, "streaming is not supported"),
+    ({"prompt": "a", "temperature": 5}, "temperature must be a number from 0 to 2"),
+])
+def test_a_completion_request_with_a_bad_field_is_a_400_naming_it(fields: dict[str, Any], words: str) -> None:
+    error = refusal(400, words, parse_completion, fields)
+    assert error.param is not None and error.param in json.dumps(fields) + '"prompt"'
+
+
+def test_embedding_requests_take_texts_as_floats_or_base64() -> None:
+    assert parse_embeddings({"model": "m", "input": "pick up b1"}).inputs == ["pick up b1"]
+    call = parse_embeddings({"input": ["a", "b"], "encoding_format": "base64"})
+    assert call.inputs == ["a", "b"] and call.base64
+    assert not parse_embeddings({"input": "a", "encoding_format": "float"}).base64
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({}, "input must be a text or a list of 1 to 64 texts, not null"),
+    ({"input": ""}, "input[0] must be a non-empty text"),
+    ({"input": ["a", ""]}, "input[1] must be a non-empty text"),
+    ({"input": [[1, 2]]}, "token ids are not accepted"),
+    ({"input": ["a"] * (MAX_INPUTS + 1)}, "list of 1 to 64 texts"),
+    ({"input": "a", "encoding_format": "int8"}, 'encoding_format must be "float" or "base64", not "int8"'),
+    ({"input": "a", "dimensions": 64}, "dimensions is not supported"),
+    ({"input": "a", "model": 3}, "model must be a string"),
+])
+def test_an_embedding_request_with_a_bad_field_is_a_400_naming_it(fields: dict[str, Any], words: str) -> None:
+    error = refusal(400, words, parse_embeddings, fields)
+    assert error.param is not None
+
+
+def test_a_responses_request_is_read_as_a_chat() -> None:
+    """`instructions` first, as a system message; a text input is one user message; message items with
+    text parts (an assistant's earlier `output_text` included) are the conversation."""
+    call = parse_responses({"model": "m", "input": "b1 is clear.\nAction:", "instructions": "Play.",
+                            "max_output_tokens": 8, "temperature": 0, "store": False,
+                            "text": {"format": {"type": "text"}},
+                            "tools": [], "reasoning": {"effort": None}, "truncation": "disabled",
+                            "include": ["reasoning.encrypted_content"]})
+    assert call == parse_chat({"messages": [{"role": "system", "content": "Play."}, {"role": "user",
+                               "content": "b1 is clear.\nAction:"}], "max_tokens": 8})
+    items = [{"role": "developer", "content": "Play."},
+             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "b1 "},
+                                                              {"type": "input_text", "text": "is clear."}]},
+             {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+              "content": [{"type": "output_text", "text": "pick up b1", "annotations": []}]},
+             {"role": "user", "content": "Action:"}]
+    call = parse_responses({"input": items})
+    assert call.messages == [Message("system", "Play."), Message("user", "b1 is clear."),
+                             Message("assistant", "pick up b1"), Message("user", "Action:")]
+    assert call.max_tokens is None and call.stop == []
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({}, "input must be a text or a non-empty list of message items, not null"),
+    ({"input": []}, "not a list"),
+    ({"input": "a", "tools": [{"type": "function", "name": "act"}]}, "tools are not supported"),
+    ({"input": "a", "previous_response_id": "resp_1"}, "previous_response_id is not supported: nothing is stored"),
+    ({"input": "a", "stream": True}, "streaming is not supported"),
+    ({"input": "a", "background": True}, "background is not supported"),
+    ({"input": "a", "reasoning": {"effort": "low", "summary": "auto"}}, "reasoning is not supported"),
+    ({"input": "a", "max_output_tokens": 0}, "max_output_tokens must be a whole number of at least 1, not 0"),
+    ({"input": "a", "instructions": 5}, "instructions must be a string, not a number"),
+    ({"input": "a", "text": {"format": {"type": "json_schema", "name": "x"}}}, "structured output is not supported"),
+    ({"input": [{"type": "function_call_output", "call_id": "1", "output": "x"}]},
+     'input[0] must be a message item (text in, text out), not "function_call_output"'),
+    ({"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+     'input[0].content[0] must be an input_text or output_text part with a text, not "input_image"'),
+    ({"input": [{"role": "tool", "content": "x"}]}, 'input[0].role must be one of system, developer, user, assistant'),
+    ({"input": [{"role": "user", "content": None}]}, "input[0].content must be a string (text only), not null"),
+])
+def test_a_responses_request_beyond_text_is_a_400_naming_the_field(fields: dict[str, Any], words: str) -> None:
+    error = refusal(400, words, parse_responses, fields)
+    assert error.param is not None and error.param in json.dumps(fields) + '"input"'
+
+
 @pytest.mark.parametrize(("raw", "words"), [
     (b'{"messages": [{"role": "user", "content": "hi"', "not JSON: Expecting ',' delimiter at line 1, column 47"),
     (b"", "not JSON"),
@@ -66,7 +177,7 @@ def test_a_body_that_is_no_json_object_is_a_400(raw: bytes, words: str) -> None:
     ({}, "not null"),
     ({"messages": ["hi"]}, "messages[0] must be an object"),
     ({"messages": [{"role": "<start_of_turn>", "content": "hi"}]},
-     'role must be one of system, user, assistant, not "<start_of_turn>"'),
+     'role must be one of system, developer, user, assistant, not "<start_of_turn>"'),
     ({"messages": [{"role": "tool", "content": "hi"}]}, 'not "tool"'),
     ({"messages": [{"role": ["user"], "content": "hi"}]}, 'not ["user"]'),
     ({"messages": [{"content": "hi"}]}, "not null"),

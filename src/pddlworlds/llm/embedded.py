@@ -33,6 +33,7 @@ __all__ = [
     "from_spec",
     "label",
     "prompt_cache_budget",
+    "quiet_native_stderr",
 ]
 
 #: Environment variable that sets the saved-prompt-state budget of `--llm embedded`, in MiB (0: none).
@@ -120,7 +121,7 @@ class EmbeddedLLM:
         self.prompt_format = prompt_format
 
         def load() -> Any:
-            with _quiet_native_stderr(enabled=not verbose):
+            with quiet_native_stderr(enabled=not verbose):
                 return llama_cpp.Llama(
                     str(self.model_path),
                     n_ctx=n_ctx,
@@ -154,9 +155,15 @@ class EmbeddedLLM:
 
     @property
     def llama(self) -> Any:
-        """The loaded `llama_cpp.Llama`, shared by every EmbeddedLLM of the same settings in this process
-        (`pddlworlds serve` hands it to llama-cpp-python's server, which takes its own lock)."""
+        """The loaded `llama_cpp.Llama`, shared by every EmbeddedLLM of the same settings in this process."""
         return self._llama
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[Any]:
+        """The loaded model with its lock held, for callers that run llama.cpp themselves (`pddlworlds
+        serve`'s text completions); they call `prompt_states.prepare` before evaluating, as `chat` does."""
+        with self._lock:
+            yield self._llama
 
     @property
     def prompt_states(self) -> PromptStates:
@@ -359,7 +366,7 @@ class EmbeddedLLM:
 
 
 @contextlib.contextmanager
-def _quiet_native_stderr(enabled: bool) -> Iterator[None]:
+def quiet_native_stderr(enabled: bool) -> Iterator[None]:
     """Hold back what llama.cpp's C code writes to stderr while a model loads (llama-cpp-python quiets the
     model load but not the adapter's, which logs a line per tensor); replay it if the load fails."""
     if not enabled:

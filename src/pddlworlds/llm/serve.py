@@ -10,11 +10,14 @@ backend does, and any number of eval workers and other tools share it over HTTP:
 Its greedy replies are the in-process backend's because `POST /v1/chat/completions` answers through
 `EmbeddedLLM.chat` itself: the same prompt text, tokens, prompt-prefix reuse and sampler, on a model loaded
 with the same context size, threads, adapter and `swa_full`. A request's `max_tokens`, `stop` and
-`temperature` apply; its other sampling fields do not. A prompt over the context is answered with OpenAI's
-400 `context_length_exceeded`. `GET /v1/models` lists the served name; `GET /pddlworlds/model` tells
-clients what is served (`serve_app.served_info`); `POST /pddlworlds/tokenize/count` (`{"input": text}`)
-counts tokens as `EmbeddedLLM.count_tokens` does. What the routes accept and refuse: `serve_app`,
-`serve_requests`.
+`temperature` apply; its other sampling fields do not; a `developer` message is a system message. A prompt
+over the context is answered with OpenAI's 400 `context_length_exceeded`. `POST /v1/responses` is the same
+chat in the Responses API's shape (text in, text out: what Inspect's `openai/` provider calls);
+`POST /v1/completions` completes plain text with token `logprobs` and `echo` (how lm-evaluation-harness
+scores text) and `POST /v1/embeddings` gives mean-pooled embeddings (`serve_model`). `GET /v1/models` lists
+the served name; `GET /pddlworlds/model` tells clients what is served (`serve_app.served_info`);
+`POST /pddlworlds/tokenize/count` (`{"input": text}`) counts tokens as `EmbeddedLLM.count_tokens` does. What
+the routes accept and refuse: `serve_app`, `serve_requests`.
 
 This module checks the options before anything is allocated (`--n-ctx` against the model's training
 context, read from its GGUF header), binds the port before the model loads (a port in use is one line, and

@@ -4,7 +4,11 @@
 - With an API key, every route asks for it (`Authorization: Bearer KEY`) before a byte of the body is read.
 - Bodies are bounded (`serve_requests.body_limit`) and checked field by field before the model is touched;
   a bad one is a 4xx naming the field, never a 500.
+- Routes: `/v1/chat/completions`, `/v1/completions` (text, `logprobs`, `echo`), `/v1/embeddings`,
+  `/v1/responses` (text in, text out), `/v1/models`, and ours (`INFO_PATH`, `COUNT_PATH`); the bodies they
+  answer with: `serve_replies`; the model's work behind the text routes: `serve_model`.
 - One request runs at a time (the model has one context); the others wait their turn in arrival order.
+  A request with several prompts or texts holds its turn for all of them.
 - A client that disconnects, while it waits or while its reply is generated, frees the model: its call is
   cancelled (`EmbeddedLLM.chat(cancel=...)`), and the next request starts.
 - `stop()` (the server's SIGINT/SIGTERM) cancels the call under way and answers the waiting ones 503;
@@ -19,8 +23,7 @@ import os
 import signal
 import sys
 import threading
-import time
-import uuid
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -33,14 +36,20 @@ from starlette.routing import Route
 
 from .base import Completion
 from .embedded import EmbeddedLLM
+from .serve_model import Embedder, complete
+from .serve_replies import chat_body, completion_body, embeddings_body, response_body
 from .serve_requests import (
     ChatCall,
+    CompletionCall,
     RequestError,
     body_limit,
     discard_body,
     parse_chat,
+    parse_completion,
     parse_count,
+    parse_embeddings,
     parse_json,
+    parse_responses,
     read_body,
 )
 
@@ -75,6 +84,7 @@ class ServedModel:
         self.name = name
         self.limit = body_limit(llm.n_ctx)
         self.info = served_info(llm, name)
+        self.embedder = Embedder(llm)  # its context is made by the first embeddings request
         self._key = api_key.encode() if api_key is not None else None
         self._turn = anyio.Lock()  # first come, first served
         self._calls: set[threading.Event] = set()
@@ -93,6 +103,9 @@ class ServedModel:
         routes = [
             Route("/v1/models", self._models, methods=["GET"]),
             Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/completions", self._completions, methods=["POST"]),
+            Route("/v1/embeddings", self._embeddings, methods=["POST"]),
+            Route("/v1/responses", self._responses, methods=["POST"]),
             Route(INFO_PATH, self._info, methods=["GET"]),
             Route(COUNT_PATH, self._count, methods=["POST"]),
         ]
@@ -139,12 +152,61 @@ class ServedModel:
 
     async def _chat(self, request: Request) -> Response:
         call = parse_chat(parse_json(await read_body(request, self.limit)))
+        reply = await self._answer(request, functools.partial(self._chat_call, call))
+        if isinstance(reply, Response):
+            return reply
+        return self._chat_reply(reply, "messages", lambda r: chat_body(r, self.name))
+
+    async def _responses(self, request: Request) -> Response:
+        body = parse_json(await read_body(request, self.limit))
+        call = parse_responses(body)
+        reply = await self._answer(request, functools.partial(self._chat_call, call))
+        if isinstance(reply, Response):
+            return reply
+        return self._chat_reply(reply, "input", lambda r: response_body(r, body, call.temperature, self.name))
+
+    async def _completions(self, request: Request) -> Response:
+        call = parse_completion(parse_json(await read_body(request, self.limit)))
+        replies = await self._answer(request, functools.partial(self._complete_all, call))
+        if isinstance(replies, Response):
+            return replies
+        failed = next((r.error for r in replies if r.error is not None), None)
+        return self._failed(failed) if failed is not None else JSONResponse(completion_body(replies, self.name))
+
+    async def _embeddings(self, request: Request) -> Response:
+        call = parse_embeddings(parse_json(await read_body(request, self.limit)))
+        made = await self._answer(request, lambda _cancel: self.embedder.embed(call.inputs))
+        if isinstance(made, Response):
+            return made
+        return JSONResponse(embeddings_body(*made, call.base64, self.name))
+
+    # -- the model's work, one request at a time -----------------------------------------
+    def _chat_call(self, call: ChatCall, cancel: threading.Event) -> Completion:
+        try:
+            return self.llm.chat(call.messages, max_tokens=call.max_tokens or self.llm.n_ctx, stop=call.stop,
+                                 temperature=call.temperature, cancel=cancel)
+        except ValueError as exc:  # the prompt format cannot place a message (Gemma's: a system one past the first)
+            raise RequestError(400, f"the messages do not fit the model's prompt format: {exc}", "messages") from None
+
+    def _complete_all(self, call: CompletionCall, cancel: threading.Event) -> list[Any]:
+        replies = []
+        for prompt in call.prompts:
+            replies.append(complete(self.llm, prompt, max_tokens=call.max_tokens, stop=call.stop,
+                                    temperature=call.temperature, logprobs=call.logprobs, echo=call.echo,
+                                    cancel=cancel))
+            if replies[-1].error is not None:
+                break
+        return replies
+
+    async def _answer(self, request: Request, work: Callable[[threading.Event], Any]) -> Any:
+        """`work(cancel)`'s result, run in a thread in this request's turn, or the response that replaces
+        it: 499 for a client gone meanwhile, the refusal `work` raised, 503 when a stop cut it."""
         cancel = threading.Event()
-        replies: list[Completion | RequestError] = []
+        replies: list[Any] = []
         async with anyio.create_task_group() as group:
 
             async def answer() -> None:
-                replies.append(await self._generate(call, cancel))
+                replies.append(await self._run(work, cancel))
                 group.cancel_scope.cancel()  # the reply is ready: stop watching the connection
 
             group.start_soon(answer)
@@ -153,48 +215,42 @@ class ServedModel:
             return Response(status_code=_CLIENT_GONE)
         if isinstance(replies[0], RequestError):
             return _refused(request, replies[0])
-        return self._reply(replies[0], call)
+        return replies[0]
 
-    async def _generate(self, call: ChatCall, cancel: threading.Event) -> Completion | RequestError:
+    async def _run(self, work: Callable[[threading.Event], Any], cancel: threading.Event) -> Any:
         async with self._turn:
             if self.stopping:
                 self.cut += 1
                 return _stopping()
             self._calls.add(cancel)
             try:
-                reply = await anyio.to_thread.run_sync(functools.partial(
-                    self.llm.chat, call.messages, max_tokens=call.max_tokens or self.llm.n_ctx, stop=call.stop,
-                    temperature=call.temperature, cancel=cancel,
-                ))
+                reply = await anyio.to_thread.run_sync(work, cancel)
+            except RequestError as refusal:
+                return refusal
             finally:
                 self._calls.discard(cancel)
-        if reply.error == "cancelled" and self.stopping:
+        replies = reply if isinstance(reply, list) else [reply]
+        if self.stopping and any(getattr(r, "error", None) == "cancelled" for r in replies):
             self.cut += 1
             return _stopping()
         return reply
 
-    def _reply(self, reply: Completion, call: ChatCall) -> Response:
+    def _chat_reply(self, reply: Completion, param: str, body: Callable[[Completion], dict[str, Any]]) -> Response:
+        """The chat's reply in `body`'s shape, or the refusal or failure it was (`param`: what held the prompt)."""
         if reply.error is not None and reply.error.startswith("prompt of"):
             message = (f"This model's maximum context length is {self.llm.n_ctx} tokens, and the messages alone "
-                       f"are {reply.prompt_tokens} tokens. Please reduce the length of the messages.")
-            return _refused(None, RequestError(400, message, "messages", "context_length_exceeded"))
-        if reply.error is not None and reply.error.startswith("llama.cpp:"):
-            print(f"pddlworlds serve: a request failed in the model: {reply.error}", file=sys.stderr, flush=True)
-            return _refused(None, RequestError(500, reply.error))
-        usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-        return JSONResponse({
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": self.name,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": reply.text or reply.raw or ""},
-                "logprobs": None,
-                "finish_reason": reply.finish_reason or "stop",
-            }],
-            "usage": {**usage, "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-        })
+                       f"are {reply.prompt_tokens} tokens. Please reduce the length of the {param}.")
+            return _refused(None, RequestError(400, message, param, "context_length_exceeded"))
+        if reply.error is not None and (reply.error.startswith("llama.cpp:") or reply.error == "cancelled"):
+            return self._failed(reply.error)
+        return JSONResponse(body(reply))
+
+    def _failed(self, error: str) -> Response:
+        """A 500 for llama.cpp's failure; for a call cancelled by its client, who is gone, nothing."""
+        if error == "cancelled":
+            return Response(status_code=_CLIENT_GONE)
+        print(f"pddlworlds serve: a request failed in the model: {error}", file=sys.stderr, flush=True)
+        return _refused(None, RequestError(500, error))
 
 
 class StoppableServer(uvicorn.Server):  # type: ignore[misc]

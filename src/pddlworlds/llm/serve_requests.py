@@ -16,11 +16,19 @@ from typing import Any
 
 from .base import Message
 
-__all__ = ["DRAIN_BYTES", "MAX_STOPS", "ROLES", "ChatCall", "RequestError", "body_limit", "discard_body",
-           "parse_chat", "parse_count", "parse_json", "read_body"]
+__all__ = ["COMPLETION_TOKENS", "DRAIN_BYTES", "MAX_INPUTS", "MAX_STOPS", "MAX_TOP_LOGPROBS", "ROLES", "ChatCall",
+           "CompletionCall", "EmbeddingCall", "RequestError", "body_limit", "discard_body", "parse_chat",
+           "parse_completion", "parse_count", "parse_embeddings", "parse_json", "parse_responses", "read_body"]
 
-#: The roles a chat message may have (the in-process backend's; `prompt_formats` places them).
-ROLES = ("system", "user", "assistant")
+#: The roles a chat message may have: the in-process backend's (`prompt_formats` places them), and
+#: "developer", which current OpenAI clients send for the system prompt and which is read as "system".
+ROLES = ("system", "developer", "user", "assistant")
+#: At most this many prompts (`/v1/completions`) or texts (`/v1/embeddings`) in one request.
+MAX_INPUTS = 64
+#: At most this many likeliest tokens per position (`logprobs`), as OpenAI allows.
+MAX_TOP_LOGPROBS = 20
+#: `/v1/completions`' `max_tokens` when the request has none (OpenAI's default).
+COMPLETION_TOKENS = 16
 #: At most this many stop sequences (each is searched for in the reply after every token).
 MAX_STOPS = 16
 #: Bytes of request body allowed per token of context: a token is at most 31 bytes of text in Gemma 3's
@@ -56,6 +64,27 @@ class ChatCall:
     max_tokens: int | None
     stop: list[str]
     temperature: float
+
+
+@dataclass(frozen=True)
+class CompletionCall:
+    """A checked `/v1/completions` request: each prompt is completed as text; `logprobs`: how many
+    likeliest tokens to list per position (None: no logprobs); `echo`: the prompt comes back first."""
+
+    prompts: list[str]
+    max_tokens: int
+    stop: list[str]
+    temperature: float
+    logprobs: int | None
+    echo: bool
+
+
+@dataclass(frozen=True)
+class EmbeddingCall:
+    """A checked `/v1/embeddings` request: the texts, and whether vectors go back as base64 float32."""
+
+    inputs: list[str]
+    base64: bool
 
 
 def body_limit(n_ctx: int) -> int:
@@ -122,16 +151,10 @@ def parse_json(raw: bytes) -> dict[str, Any]:
 
 
 def parse_chat(body: dict[str, Any]) -> ChatCall:
-    """A `/v1/chat/completions` body, checked: text messages in the three roles, a positive token limit,
+    """A `/v1/chat/completions` body, checked: text messages in the four roles, a positive token limit,
     stop sequences, a temperature in [0, 2]; `stream` is refused (replies are whole). Fields the
     in-process backend has no use for (`top_p`, `seed`, ...) are ignored."""
-    if body.get("stream") is True:
-        raise RequestError(400, "streaming is not supported: pddlworlds serve answers whole replies; send the "
-                           "request without \"stream\": true", "stream", "unsupported_parameter")
-    _check_type(body, "stream", bool)
-    _check_type(body, "model", str)
-    if body.get("n") not in (None, 1):
-        raise RequestError(400, f"n must be 1 (one reply per request), not {_shown(body['n'])}", "n")
+    _common(body)
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise RequestError(400, "messages must be a non-empty list of {\"role\", \"content\"} objects, not "
@@ -142,6 +165,85 @@ def parse_chat(body: dict[str, Any]) -> ChatCall:
                     _temperature(body.get("temperature")))
 
 
+def parse_completion(body: dict[str, Any]) -> CompletionCall:
+    """A `/v1/completions` body, checked: a prompt (text, or a list of texts), `max_tokens` from 0 (default
+    16, as OpenAI's), stop sequences, a temperature, `logprobs` from 0 to 20 and `echo`. Token-id prompts,
+    `suffix`, `best_of` over 1 and `stream` are refused; other sampling fields are ignored."""
+    _common(body)
+    if body.get("best_of") not in (None, 1):
+        raise RequestError(400, f"best_of must be 1, not {_shown(body['best_of'])}", "best_of")
+    if body.get("suffix") is not None:
+        raise RequestError(400, "suffix is not supported: prompts are completed at their end", "suffix",
+                           "unsupported_parameter")
+    _check_type(body, "echo", bool)
+    limit = body.get("max_tokens")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise RequestError(400, f"max_tokens must be a whole number of at least 0, not {_shown(limit)}", "max_tokens")
+    logprobs = body.get("logprobs")
+    if logprobs is not None and (not isinstance(logprobs, int) or isinstance(logprobs, bool)
+                                 or not 0 <= logprobs <= MAX_TOP_LOGPROBS):
+        raise RequestError(400, f"logprobs must be a whole number from 0 to {MAX_TOP_LOGPROBS}, not "
+                           f"{_shown(logprobs)}", "logprobs")
+    return CompletionCall(_texts(body, "prompt", allow_empty=True), COMPLETION_TOKENS if limit is None else limit,
+                          _stops(body.get("stop")), _temperature(body.get("temperature")), logprobs,
+                          bool(body.get("echo")))
+
+
+def parse_embeddings(body: dict[str, Any]) -> EmbeddingCall:
+    """A `/v1/embeddings` body, checked: `input` a non-empty text or a list of them, `encoding_format`
+    "float" or "base64" (the `openai` client's default); `dimensions` is refused (the model's size only)."""
+    _check_type(body, "model", str)
+    shape = body.get("encoding_format")
+    if shape not in (None, "float", "base64"):
+        raise RequestError(400, f"encoding_format must be \"float\" or \"base64\", not {_shown(shape)}",
+                           "encoding_format")
+    if body.get("dimensions") is not None:
+        raise RequestError(400, "dimensions is not supported: embeddings have the model's own size", "dimensions",
+                           "unsupported_parameter")
+    return EmbeddingCall(_texts(body, "input", allow_empty=False), shape == "base64")
+
+
+def parse_responses(body: dict[str, Any]) -> ChatCall:
+    """A `/v1/responses` body, checked and read as a chat: `instructions` (a system message first) and
+    `input`, a text (one user message) or a list of message items whose content is a text or a list of
+    `input_text`/`output_text` parts; `max_output_tokens`, `temperature`. Text in, text out: tools,
+    reasoning, other item or part kinds, a stored conversation (`previous_response_id`), a format other
+    than text and `stream`/`background` are refused (as OpenAI refuses `reasoning` for a model without it:
+    Inspect asks once whether it may, and goes on without)."""
+    _common(body)
+    for name in ("previous_response_id", "conversation"):
+        if body.get(name) is not None:
+            raise RequestError(400, f"{name} is not supported: nothing is stored; send the whole conversation "
+                               "as input", name, "unsupported_parameter")
+    if body.get("background") is True:
+        raise RequestError(400, "background is not supported: replies are whole", "background", "unsupported_parameter")
+    reasoning = body.get("reasoning")
+    if reasoning is not None and (not isinstance(reasoning, dict) or any(v is not None for v in reasoning.values())):
+        raise RequestError(400, "reasoning is not supported: this model does not reason; send the request without "
+                           "it", "reasoning", "unsupported_parameter")
+    if body.get("tools") not in (None, []):
+        raise RequestError(400, "tools are not supported: pddlworlds serve answers text only; send the request "
+                           "without tools", "tools", "unsupported_parameter")
+    text = body.get("text")
+    shape = text.get("format") if isinstance(text, dict) else text
+    if shape is not None and (not isinstance(shape, dict) or shape.get("type") != "text"):
+        raise RequestError(400, f"text.format must be {{\"type\": \"text\"}} (structured output is not supported), "
+                           f"not {_shown(shape)}", "text")
+    messages: list[Message] = []
+    if body.get("instructions") is not None:
+        _check_type(body, "instructions", str)
+        messages.append(Message("system", _valid(body["instructions"], "instructions", "instructions")))
+    given = body.get("input")
+    if isinstance(given, str):
+        messages.append(Message("user", _valid(given, "input", "input")))
+    elif isinstance(given, list) and given:
+        messages += [_item(i, item) for i, item in enumerate(given)]
+    else:
+        raise RequestError(400, f"input must be a text or a non-empty list of message items, not {_kind(given)}",
+                           "input")
+    return ChatCall(messages, _positive_int(body, "max_output_tokens"), [], _temperature(body.get("temperature")))
+
+
 def parse_count(body: dict[str, Any]) -> str:
     """The text of a `/pddlworlds/tokenize/count` body (`{"input": text}`)."""
     text = body.get("input")
@@ -150,17 +252,63 @@ def parse_count(body: dict[str, Any]) -> str:
     return _valid(text, "input", "input")
 
 
-def _message(i: int, message: Any) -> Message:
-    where = f"messages[{i}]"
+def _common(body: dict[str, Any]) -> None:
+    """What every generating route refuses alike: streaming, several replies, a model name not a string."""
+    if body.get("stream") is True:
+        raise RequestError(400, "streaming is not supported: pddlworlds serve answers whole replies; send the "
+                           "request without \"stream\": true", "stream", "unsupported_parameter")
+    _check_type(body, "stream", bool)
+    _check_type(body, "model", str)
+    if body.get("n") not in (None, 1):
+        raise RequestError(400, f"n must be 1 (one reply per request), not {_shown(body['n'])}", "n")
+
+
+def _texts(body: dict[str, Any], name: str, allow_empty: bool) -> list[str]:
+    """`body[name]` as a list of texts: a text, or a list of 1 to `MAX_INPUTS` texts (not token ids)."""
+    value = body.get(name)
+    texts = [value] if isinstance(value, str) else value
+    if not isinstance(texts, list) or not texts or len(texts) > MAX_INPUTS:
+        raise RequestError(400, f"{name} must be a text or a list of 1 to {MAX_INPUTS} texts, not {_kind(value)}", name)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str) or (not text and not allow_empty):
+            words = "a non-empty text" if not allow_empty else "a text"
+            raise RequestError(400, f"{name}[{i}] must be {words} (token ids are not accepted), not {_shown(text)}",
+                               name)
+        _valid(text, f"{name}[{i}]", name)
+    return list(texts)
+
+
+def _item(i: int, item: Any) -> Message:
+    """One item of a Responses `input`: a message whose content is a text or a list of text parts."""
+    where = f"input[{i}]"
+    if not isinstance(item, dict) or item.get("type", "message") != "message":
+        kind = _shown(item.get("type")) if isinstance(item, dict) else _kind(item)
+        raise RequestError(400, f"{where} must be a message item (text in, text out), not {kind}", "input")
+    content = item.get("content")
+    if isinstance(content, list):
+        texts = []
+        for j, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind not in ("input_text", "output_text") or not isinstance(part.get("text"), str):
+                shown = _shown(kind) if isinstance(part, dict) else _kind(part)
+                raise RequestError(400, f"{where}.content[{j}] must be an input_text or output_text part with a text, "
+                                   f"not {shown}", "input")
+            texts.append(part["text"])
+        content = "".join(texts)
+    return _message(i, {"role": item.get("role"), "content": content}, where, "input")
+
+
+def _message(i: int, message: Any, where: str = "", param: str = "messages") -> Message:
+    where = where or f"messages[{i}]"
     if not isinstance(message, dict):
-        raise RequestError(400, f"{where} must be an object with role and content, not {_kind(message)}", "messages")
+        raise RequestError(400, f"{where} must be an object with role and content, not {_kind(message)}", param)
     role = message.get("role")
     if role not in ROLES:
-        raise RequestError(400, f"{where}.role must be one of {', '.join(ROLES)}, not {_shown(role)}", "messages")
+        raise RequestError(400, f"{where}.role must be one of {', '.join(ROLES)}, not {_shown(role)}", param)
     content = message.get("content")
     if not isinstance(content, str):
-        raise RequestError(400, f"{where}.content must be a string (text only), not {_kind(content)}", "messages")
-    return Message(role, _valid(content, f"{where}.content", "messages"))
+        raise RequestError(400, f"{where}.content must be a string (text only), not {_kind(content)}", param)
+    return Message("system" if role == "developer" else role, _valid(content, f"{where}.content", param))
 
 
 def _positive_int(body: dict[str, Any], name: str) -> int | None:
