@@ -439,3 +439,17 @@ def test_hand_written_plan_reaches_the_goal(make_env, domain: str, problem: str)
         assert terminated is (step == len(plan)) and truncated is False
     assert obs.endswith(GOAL_REACHED)
     assert info["success"] is True and info["progress"] == 1.0 and total == pytest.approx(1.0)
+
+
+def test_resetting_a_shipped_domain_warns_of_nothing() -> None:
+    """Tyreworld's problems declare the domain's constants again as objects: the same objects, read as such
+    without a word (they once gave ten normalisation warnings at every reset)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name in ("Tyreworld", "Blocksworld", "Gripper", "Barman"):
+            env = gym.make(f"pddlworlds/{name}-v0")
+            env.reset(seed=0)
+            env.close()
+    assert [str(w.message) for w in caught] == []
