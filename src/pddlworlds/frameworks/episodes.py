@@ -118,6 +118,17 @@ class EpisodeOptions:
         return tuple(f.name for f in dataclasses.fields(cls) if f.name != "domains_root")
 
     @classmethod
+    def as_played(cls, **fields: Any) -> EpisodeOptions:
+        """The options a server says it played, taken as it says them: its domain may be one of the folder
+        it serves (`--domains-root`), which this process's catalogue need not hold, so nothing is looked up."""
+        if unknown := sorted(set(fields) - {f.name for f in dataclasses.fields(cls)}):
+            raise ValueError(f"unknown option {unknown[0]!r}; options: {', '.join(cls.names())}")
+        options = object.__new__(cls)
+        for f in dataclasses.fields(cls):
+            object.__setattr__(options, f.name, fields.get(f.name, f.default))
+        return options
+
+    @classmethod
     def within(cls, domains_root: str | Path | None, changes: Mapping[str, Any] | None = None) -> EpisodeOptions:
         """Default options over the domains of `domains_root` (None: the shipped catalogue), then `changes`.
         Without a `domain` among them the root's first domain (by name) is the default, and without a `split`

@@ -55,7 +55,10 @@ class PDDLWorldsToolEnv:
         if base_url is not None and domains_root is not None:
             raise ValueError("domains_root is for episodes played in process; a server plays the folder it was "
                              "started with (pddlworlds env-server --domains-root DIR)")
-        self._base = EpisodeOptions.within(domains_root, defaults)  # a bad keyword is refused now, not at reset
+        if base_url is None:  # a bad keyword is refused now, not at the first reset
+            self._base = EpisodeOptions.within(domains_root, defaults)
+        else:  # what names a problem is the server's to check: it may serve a folder of its own
+            EpisodeOptions().updated({k: v for k, v in defaults.items() if k not in ("domain", "split", "problem")})
         self._set = {k: v for k, v in defaults.items() if v is not None}  # all that is sent to a server
         self._remote = base_url is not None
         if base_url is None:
