@@ -89,6 +89,16 @@ def test_env_plays_a_domain_of_a_root_and_names_never_become_paths(root: Path, t
         get_domain("briefcase", tmp_path / "missing")
 
 
+def test_play_takes_a_roots_domain_by_name_only(cli, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(P1_PLAN) + "\n"))
+    code, out, err = cli(["play", "briefcase", "--domains-root", str(root), "--split", SPLIT, "--problem", "p1"])
+    assert code == 0 and "Solved in 3 steps" in out, err
+    code, _, err = cli(["play", "../briefcase", "--domains-root", str(root), "--split", SPLIT])
+    assert code != 0 and err.strip().endswith(f"unknown domain '../briefcase' in '{root}'; domains: briefcase")
+
+
 def test_a_roots_domain_named_like_a_shipped_one_gets_no_stored_plans_or_proofs(tmp_path: Path) -> None:
     domain, split, problem = SHIPPED_UNSOLVABLE
     shipped = PDDLTextEnv(domain=domain, split=split)
@@ -105,7 +115,7 @@ def test_eval_plays_a_root_end_to_end_and_its_run_finds_the_folder_again(cli, ro
     out = tmp_path / "run"
     argv = ["eval", "--agents", "expert,random", "--domains-root", str(root), "--domains", "briefcase", "--split",
             SPLIT, "--limit", "2", "--max-steps", "20", "--out", str(out), "--no-progress"]
-    code, stdout, err = cli(argv)
+    code, _, err = cli(argv)
     assert code == 0, err
     config = json.loads((out / "config.json").read_text())
     assert config["domains_root"] == str(root.resolve()) and config["problems"] == {"briefcase": ["p1", "p2"]}

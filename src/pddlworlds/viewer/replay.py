@@ -40,8 +40,6 @@ class Replayer:
             return None
         if key not in self.envs:
             try:
-                import gymnasium as gym
-
                 from ..registration import make_domain_env, register_envs
                 from ..worlds.pddl import normalisation_warnings_ignored
 
