@@ -44,12 +44,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    import gymnasium as gym
+    from .registration import make_domain_env
 
-    from .registration import env_id
-
-    domain = get_domain(args.domain)
-    env = gym.make(env_id(domain.name), split=args.split, max_episode_steps=args.max_steps)
+    domain = get_domain(args.domain, args.domains_root)
+    env = make_domain_env(domain.name, args.domains_root, split=args.split, max_episode_steps=args.max_steps)
     observation, info = env.reset(seed=args.seed, options={"problem": args.problem} if args.problem else None)
     print(f"{domain.name} / {info['problem']}  (optimal length: {info['optimal_length'] or 'unknown'})")
     print(info["goal"])
@@ -108,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", default=DEFAULT_SPLIT)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
+    p.add_argument("--domains-root", default=None, metavar="DIR",
+                   help="DOMAIN is a folder of DIR (laid out as pddl_domains/), not a shipped domain")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("text-template", help="write a starter text.toml for a domain of your own")

@@ -163,7 +163,9 @@ class PDDLTextEnv(gym.Env[str, str]):
     `allow_impossible` also `claimed_impossible`: see `StepInfo`.
 
     ## Arguments
-    `render_mode` ("ansi" or "human"), `domain` (a shipped domain name), `split` (default "agentboard"),
+    `render_mode` ("ansi" or "human"), `domain` (a domain's name: a shipped one, or with `domains_root`
+    one of the domain folders under that folder, laid out as `pddl_domains/`; stored optimal lengths and
+    proofs are the shipped domains' only), `split` (default "agentboard"),
     `problem` (fix one problem), `observation_mode` ("full", "fluents" or "changes"), `allow_impossible` (offer the
     `impossible` action), or for PDDL of your own
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
@@ -186,6 +188,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         *,
         domain: str | None = None,
+        domains_root: str | Path | None = None,
         split: str = DEFAULT_SPLIT,
         problem: str | None = None,
         observation_mode: str | None = None,
@@ -206,8 +209,13 @@ class PDDLTextEnv(gym.Env[str, str]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
+        #: Whether the domain is a shipped one, whose stored plans, optimal lengths and proofs apply (not
+        #: one of a `domains_root` of your own, even of the same name, nor files given to `make_env`).
+        self.shipped = domain is not None and domains_root is None
+        #: The folder of domain folders `domain` was looked up in (None: the shipped catalogue).
+        self.domains_root: Path | None = None if domains_root is None else Path(domains_root)
         if domain is not None:
-            catalogue_domain: Domain | None = get_domain(domain)
+            catalogue_domain: Domain | None = get_domain(domain, domains_root)
             self.domain_name = catalogue_domain.name
             self.split = split
             names = catalogue_domain.problems(split)
@@ -219,7 +227,8 @@ class PDDLTextEnv(gym.Env[str, str]):
             files = problems_by_name(problem_files)
             names = list(files)
         else:
-            raise ValueError("give a shipped `domain` name, or a `domain_file` and `problem_files`")
+            raise ValueError("give a `domain` name (shipped, or of `domains_root`), or a `domain_file` and "
+                             "`problem_files`")
         if not names:
             raise ValueError(f"no problems in split {split!r} of {self.domain_name!r}")
         if problem is not None and problem not in files:
@@ -288,7 +297,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         if problem not in self._solvable_known:
             from .artefacts.proofs import solvability
 
-            known = None if self.split == "custom" else solvability(self.domain_name, problem, self._optimal_length(problem))
+            known = solvability(self.domain_name, problem, self._optimal_length(problem)) if self.shipped else None
             self._solvable_known[problem] = known
         return self._solvable_known[problem]
 
@@ -296,7 +305,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         if self._optimal_lengths is None:
             from .artefacts.plans import optimal_lengths
 
-            self._optimal_lengths = optimal_lengths(self.domain_name, self.split)
+            self._optimal_lengths = optimal_lengths(self.domain_name, self.split) if self.shipped else {}
         return self._optimal_lengths.get(problem)
 
     # ---- the Gymnasium API -------------------------------------------------------------------

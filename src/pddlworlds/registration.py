@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.wrappers import TimeLimit
 
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
 
 __all__ = ["ENTRY_POINT", "FILES_ID", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env",
-           "files_env"]
+           "files_env", "make_domain_env"]
 
 ENTRY_POINT = "pddlworlds.env:PDDLTextEnv"
 #: The id that plays PDDL files of your own: `gym.make(FILES_ID, domain_file=..., problem_file=...)`.
@@ -46,6 +47,21 @@ def register_envs() -> list[str]:
                      max_episode_steps=DEFAULT_MAX_EPISODE_STEPS)
     ids.append(FILES_ID)
     return ids
+
+
+#: The id of an environment over a domain of a `domains_root` (made from a spec, never registered).
+ROOT_ID = "pddlworlds/Domain-v0"
+
+
+def make_domain_env(domain: str, domains_root: str | Path | None = None, **kwargs) -> gym.Env:
+    """`gym.make` of a domain by name: a shipped one by its registered id, or one of the domain folders
+    under `domains_root` through a spec made here (same entry point, same wrappers), so a folder of your
+    own never adds to or shadows the registry."""
+    if domains_root is None:
+        return gym.make(env_id(domain), **kwargs)
+    spec = EnvSpec(id=ROOT_ID, entry_point=ENTRY_POINT, max_episode_steps=DEFAULT_MAX_EPISODE_STEPS,
+                   kwargs={"domain": domain, "domains_root": str(domains_root)})
+    return gym.make(spec, **kwargs)
 
 
 def files_env(

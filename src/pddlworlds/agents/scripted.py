@@ -71,14 +71,14 @@ class ExpertAgent(Agent):
         self._texts, self._states = [], []
         self._unsolvable = False
         world = self._env.world
-        if self._env.split != "custom":
+        if self._env.shipped:
             from ..artefacts.proofs import is_unsolvable
 
             self._unsolvable = is_unsolvable(self._env.domain_name, world.name)
         if self._unsolvable:  # proven: no plan to follow or look for; claim it where the action is offered
             self._events.append({"event": "stored proof: unsolvable", "step": 0})
             return
-        actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.split != "custom" else None
+        actions = stored_plan(self._env.domain_name, world.name) if self.use_stored and self._env.shipped else None
         if actions is not None:
             played = replay(world, actions, self._env.state)
             if played.goal and played.indices is not None:
@@ -102,7 +102,7 @@ class ExpertAgent(Agent):
         world = env.world
         atoms = world.task.true_atoms(env.state)
         target = Target(env.domain_name, world.name, env.split, Path(env.domain_file),
-                        Path(env.problem_files[world.name]), env.text_file, env.split != "custom")
+                        Path(env.problem_files[world.name]), env.text_file, env.shipped)
         for planner, timeout in self.replanners:
             plan = solve_target(target, planner, timeout, initial_atoms=atoms, nice=self.nice)
             event = {"event": "replan", "step": self._steps, "planner": planner, "status": plan.status.value,

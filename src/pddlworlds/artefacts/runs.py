@@ -323,6 +323,7 @@ CONFIG_FIELDS: dict[str, Any] = {
     "agents": dict[str, dict[str, Any]],
     "split": str,
     "domains": list[str],
+    "domains_root": str | None,
     "problems": dict[str, list[str]],
     "seeds": list[Any],  # integers as `eval` writes them; any value a hand-made folder holds is shown as text
     "max_steps": int | None,

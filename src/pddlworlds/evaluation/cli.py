@@ -232,6 +232,9 @@ def add_eval_parsers(subparsers: Any) -> None:
         help=f"comma-separated agent names, 'all', or package.module:factory (default: {DEFAULT_AGENTS})",
     )
     p.add_argument("--domains", default="all", help="comma-separated domain names, or 'all' (default)")
+    p.add_argument("--domains-root", default=None, metavar="DIR",
+                   help="play the domain folders under DIR (laid out as pddl_domains/: domain.pddl, optional "
+                   "text.toml, problems/SPLIT/*.pddl) instead of the shipped ones; recorded in config.json")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"problem split (default: {DEFAULT_SPLIT})")
     p.add_argument(
         "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"

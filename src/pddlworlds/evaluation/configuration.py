@@ -63,6 +63,8 @@ def build_config(
         config["choice_score"] = plan.choice_score
     if plan.observation_mode is not None:
         config["observation_mode"] = plan.observation_mode
+    if plan.domains_root is not None:  # where the problems are found again (resume, viewer)
+        config["domains_root"] = plan.domains_root
     if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:

@@ -56,24 +56,23 @@ def init_worker(backend: BackendSpec) -> None:
 
 
 def env_for(spec: EpisodeSpec) -> Any:
-    """One environment per (domain, split, budget, profile, impossible offered, observation mode) per
-    thread, reused."""
-    import gymnasium as gym
-
-    from ..registration import env_id  # importing the package registered the environments
+    """One environment per (domain and its root, split, budget, profile, impossible offered, observation
+    mode) per thread, reused."""
+    from ..registration import make_domain_env  # importing the package registered the environments
 
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
         envs = _LOCAL.envs = {}
-    key = (spec.domain, spec.split, spec.max_steps, spec.profile, spec.allow_impossible, spec.observation_mode)
+    key = (spec.domain, spec.domains_root, spec.split, spec.max_steps, spec.profile, spec.allow_impossible,
+           spec.observation_mode)
     if key not in envs:
         options: dict[str, Any] = {"profile": spec.profile} if spec.profile != DEFAULT_PROFILE else {}
         if spec.allow_impossible:
             options["allow_impossible"] = True
         if spec.observation_mode is not None:
             options["observation_mode"] = spec.observation_mode
-        envs[key] = gym.make(
-            env_id(spec.domain), split=spec.split, max_episode_steps=spec.max_steps, **options
+        envs[key] = make_domain_env(
+            spec.domain, spec.domains_root, split=spec.split, max_episode_steps=spec.max_steps, **options
         )
     return envs[key]
 

@@ -54,13 +54,14 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def select_problems(
-    domain_names: list[str], split: str, problems: list[str] | None, limit: int | None
+    domain_names: list[str], split: str, problems: list[str] | None, limit: int | None,
+    domains_root: str | None = None,
 ) -> dict[str, list[str]]:
     """Domain -> problems to play. `problems` items are names (`p01`, applied to every domain that has
     one of that name) or `domain:name`; `limit` keeps the first N of each domain (in natural order)."""
     from ..worlds.catalogue import get_domain
 
-    available = {d: get_domain(d).problems(split) for d in domain_names}
+    available = {d: get_domain(d, domains_root).problems(split) for d in domain_names}
     if problems is None:
         chosen = {d: list(names) for d, names in available.items()}
     else:
@@ -68,7 +69,7 @@ def select_problems(
         for item in problems:
             if ":" in item:
                 domain, _, name = item.partition(":")
-                domain = domain.strip().lower()
+                domain = {d.lower(): d for d in domain_names}.get(domain.strip().lower(), domain.strip())
                 if domain not in available:
                     raise ValueError(
                         f"--problems {item!r}: domain {domain!r} is not among --domains ({', '.join(domain_names)})"
@@ -94,16 +95,18 @@ def select_problems(
     return chosen
 
 
-def smallest_problems(domain_names: list[str], split: str, n: int = DEFAULT_LIMIT) -> dict[str, list[str]]:
+def smallest_problems(
+    domain_names: list[str], split: str, n: int = DEFAULT_LIMIT, domains_root: str | None = None
+) -> dict[str, list[str]]:
     """The `n` problems of each domain with the shortest stored optimal plan (natural order on ties; problems
-    without a stored length come last): the quick default run."""
+    without a stored length come last, and a `domains_root`'s domains have none): the quick default run."""
     from ..artefacts.plans import optimal_lengths
     from ..worlds.catalogue import get_domain
 
     chosen = {}
     for d in domain_names:
-        names = get_domain(d).problems(split)
-        lengths = optimal_lengths(d, split)
+        names = get_domain(d, domains_root).problems(split)
+        lengths = optimal_lengths(d, split) if domains_root is None else {}
         ranked = sorted(
             range(len(names)), key=lambda i: (names[i] not in lengths, lengths.get(names[i], 0), i)
         )
@@ -148,8 +151,13 @@ def build_plan(args: argparse.Namespace) -> Any:
         load_prompt_file(prompt_file)  # a missing or malformed file fails here, naming what is wrong
         prompt_file = str(Path(prompt_file).resolve())
 
-    known = list(all_domains())
-    wanted = names_list(args.domains.lower())
+    root = getattr(args, "domains_root", None)
+    root = None if root is None else str(Path(root).resolve())  # recorded whole: a resume elsewhere finds it
+    known = list(all_domains(root))  # a root that is not a folder is refused here, in one line
+    if root is not None and not known:
+        raise ValueError(f"--domains-root {root} holds no domain folder (a folder with a domain.pddl)")
+    by_key = {k.lower(): k for k in known}
+    wanted = [by_key.get(d.lower(), d) for d in names_list(args.domains)]
     if not wanted:
         raise ValueError(f"--domains is empty; give domain names ({', '.join(known)}) or all")
     if wanted == ["all"]:
@@ -185,14 +193,15 @@ def build_plan(args: argparse.Namespace) -> Any:
     problems = names_list(args.problems) if args.problems else None
     from ..artefacts.proofs import split_unsolvable
 
-    unsolvable = {d: split_unsolvable(d, args.split) for d in wanted}
+    # stored proofs are the shipped domains' (a root's domain of the same name is another domain)
+    unsolvable = {d: split_unsolvable(d, args.split) if root is None else [] for d in wanted}
     if problems is None and args.limit is None and any(unsolvable.values()):
         selected = select_problems(wanted, args.split, None, None)  # a share of unsolvable ones needs them all
         print(f"note: split {args.split!r} has unsolvable problems; playing all of them", file=sys.stderr)
     elif problems is None and args.limit is None:
-        selected = smallest_problems(wanted, args.split)
+        selected = smallest_problems(wanted, args.split, domains_root=root)
     else:
-        selected = select_problems(wanted, args.split, problems, args.limit)
+        selected = select_problems(wanted, args.split, problems, args.limit, root)
     if problems is not None:
         left_out = [d for d in wanted if d not in selected]
         if left_out:
@@ -218,6 +227,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         setting=setting,
         choice_score=choice_score,
         observation_mode=observation_mode,
+        domains_root=root,
     )
 
 

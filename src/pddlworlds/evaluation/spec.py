@@ -49,6 +49,7 @@ class EpisodeSpec:
     trial: int | None = None
     choice_score: str | None = None  # a ranking rule other than the setting's (`admissible.CHOICE_SCORES`)
     observation_mode: str | None = None  # what the environment shows after an action (None: domain default)
+    domains_root: str | None = None  # the folder of domain folders `domain` is one of (None: the shipped ones)
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -128,6 +129,7 @@ class RunPlan:
     trial: int | None = None  # and the trial
     choice_score: str | None = None  # `--choice-score`: a ranking rule other than the setting's
     observation_mode: str | None = None  # `--observation-mode` or the setting's (None: each domain's default)
+    domains_root: str | None = None  # `--domains-root`: a folder of domain folders (None: the shipped ones)
 
     @property
     def domains(self) -> list[str]:
@@ -139,7 +141,7 @@ class RunPlan:
             EpisodeSpec(
                 agent, domain, self.split, problem, seed, self.max_steps,
                 self.profile, self.allow_impossible, self.prompt_file, self.setting, self.insights, self.trial,
-                self.choice_score, self.observation_mode,
+                self.choice_score, self.observation_mode, self.domains_root,
             )
             for domain, problems in self.problems.items()
             for problem in problems
@@ -165,6 +167,7 @@ def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
         setting=config_setting(config),
         choice_score=config.get("choice_score"),
         observation_mode=config.get("observation_mode"),
+        domains_root=config.get("domains_root"),
     )
     return plan.episodes()
 

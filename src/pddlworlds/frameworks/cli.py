@@ -36,10 +36,12 @@ def cmd_env_server(args: argparse.Namespace) -> int:
         raise ValueError(f"--session-timeout must be a number of seconds above 0 and at most "
                          f"{MAX_SESSION_TIMEOUT_S:,} (leave it out for none), not {args.session_timeout:g}")
     key, key_source = api_key(args.api_key)
-    defaults = EpisodeOptions(
-        domain=args.domain, split=args.split, profile=args.profile, problem=args.problem,
-        max_steps=args.max_steps, reward=args.reward, observation_mode=args.observation_mode,
-    )
+    chosen = {"domain": args.domain, "split": args.split, "profile": args.profile, "problem": args.problem,
+              "max_steps": args.max_steps, "reward": args.reward, "observation_mode": args.observation_mode}
+    if args.domains_root is None:  # the shipped catalogue only
+        defaults = EpisodeOptions(**{**chosen, "domain": args.domain or "blocksworld", "split": args.split or DEFAULT_SPLIT})
+    else:  # the domains of this folder only, by name (a reset never names a path)
+        defaults = EpisodeOptions.within(args.domains_root, chosen)
     try:
         from .openenv_env import is_loopback, serve
     except ImportError as exc:
@@ -48,7 +50,8 @@ def cmd_env_server(args: argparse.Namespace) -> int:
 
     def ready(url: str) -> None:
         keyed = f", API key required (from {key_source})" if key is not None else ""
-        print(f"pddlworlds env-server: serving {defaults.domain} ({defaults.split}) at {url}, WebSocket "
+        where = f" of {defaults.domains_root}" if defaults.domains_root is not None else ""
+        print(f"pddlworlds env-server: serving {defaults.domain} ({defaults.split}){where} at {url}, WebSocket "
               f"{url.replace('http', 'ws', 1)}/ws, at most {args.max_sessions} sessions{keyed} (Ctrl-C stops it)",
               file=sys.stderr, flush=True)
 
@@ -89,8 +92,13 @@ def add_parsers(subparsers: Any) -> None:
                    help=f"concurrent sessions; one more is refused with CAPACITY_REACHED (default: {DEFAULT_MAX_SESSIONS})")
     p.add_argument("--session-timeout", type=float, default=None, metavar="SECONDS",
                    help="close a session idle this long (default: never)")
-    p.add_argument("--domain", default="blocksworld", help="default domain (default: blocksworld)")
-    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"default split (default: {DEFAULT_SPLIT})")
+    p.add_argument("--domain", default=None,
+                   help="default domain (default: blocksworld, or with --domains-root its first domain)")
+    p.add_argument("--domains-root", default=None, metavar="DIR",
+                   help="serve the domain folders under DIR (laid out as pddl_domains/) instead of the shipped "
+                   "ones; a reset names one by its folder name, never a path (default: the shipped domains)")
+    p.add_argument("--split", default=None,
+                   help=f"default split (default: {DEFAULT_SPLIT}; with --domains-root the domain's first if it has none of that name)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"default profile (default: {DEFAULT_PROFILE})")
     p.add_argument("--problem", default=None, help="default problem (default: picked by the reset's seed)")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS,

@@ -1,4 +1,4 @@
-"""One episode of a shipped domain, its problem chosen when it starts: what every framework adapter plays.
+"""One episode of a domain (shipped, or of a folder of domains), its problem chosen when it starts: what every framework adapter plays.
 
 OpenEnv, TRL and Inspect each want an environment whose domain, split and problem are picked at reset
 (every rollout of a GRPO group starting from the same problem), not when it is built. `Episode` is that,
@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..env import ACTION_MAX_LENGTH, REWARDS, StepInfo
-from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, check_split_name, get_domain
+from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, check_split_name, domains, get_domain
 from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
@@ -55,7 +56,11 @@ class EpisodeOptions:
     increase of progress; the return is the progress rate) or "success" (1.0 on reaching the goal).
     `observation_mode`: None for the domain's default ("full" or "changes"). `allow_impossible`: offer the
     `impossible` action (it solves an unsolvable problem and fails a solvable one); None offers it on the
-    splits with unsolvable problems, as `pddlworlds eval` does (`offers_impossible`)."""
+    splits with unsolvable problems, as `pddlworlds eval` does (`offers_impossible`).
+
+    `domains_root`: the folder of domain folders `domain` names one of (None: the shipped catalogue). It is
+    the host's choice, never a reset option (`names`, `updated`), so no request names a path; build such
+    options with `within`."""
 
     domain: str = "blocksworld"
     split: str = DEFAULT_SPLIT
@@ -66,12 +71,15 @@ class EpisodeOptions:
     reward: str = "progress"
     observation_mode: str | None = None
     allow_impossible: bool | None = None
+    domains_root: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("domain", "split", "profile", "reward"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, not {type(getattr(self, name)).__name__}")  # noqa: TRY004 - every bad option is one ValueError line
-        domain = get_domain(self.domain)
+        if self.domains_root is not None and not isinstance(self.domains_root, str):
+            object.__setattr__(self, "domains_root", str(self.domains_root))  # a Path, kept as text (hashable, JSON)
+        domain = get_domain(self.domain, self.domains_root)  # by name among the listed folders, never a path
         object.__setattr__(self, "domain", domain.name)
         check_split_name(self.split)  # a path is refused as such
         splits = domain.splits()
@@ -102,11 +110,41 @@ class EpisodeOptions:
         """Whether the episode offers the `impossible` action: `allow_impossible`, or by the split when None."""
         if self.allow_impossible is not None:
             return self.allow_impossible
-        return offers_impossible_by_default(self.domain, self.split)
+        return self.domains_root is None and offers_impossible_by_default(self.domain, self.split)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
+        """The reset options a caller may set (`domains_root` is not one: it is fixed by `within`)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name != "domains_root")
+
+    @classmethod
+    def as_played(cls, **fields: Any) -> EpisodeOptions:
+        """The options a server says it played, taken as it says them: its domain may be one of the folder
+        it serves (`--domains-root`), which this process's catalogue need not hold, so nothing is looked up."""
+        if unknown := sorted(set(fields) - {f.name for f in dataclasses.fields(cls)}):
+            raise ValueError(f"unknown option {unknown[0]!r}; options: {', '.join(cls.names())}")
+        options = object.__new__(cls)
+        for f in dataclasses.fields(cls):
+            object.__setattr__(options, f.name, fields.get(f.name, f.default))
+        return options
+
+    @classmethod
+    def within(cls, domains_root: str | Path | None, changes: Mapping[str, Any] | None = None) -> EpisodeOptions:
+        """Default options over the domains of `domains_root` (None: the shipped catalogue), then `changes`.
+        Without a `domain` among them the root's first domain (by name) is the default, and without a `split`
+        the domain's "agentboard" split if it has one, else its first."""
+        changes = dict(changes or {})
+        if domains_root is None:
+            return cls().updated(changes)
+        listed = domains(domains_root)
+        if not listed:
+            raise ValueError(f"domains root {str(domains_root)!r} holds no domain folder (a folder with a domain.pddl)")
+        root = str(Path(domains_root).resolve())
+        domain = get_domain(changes["domain"], root) if changes.get("domain") is not None else next(iter(listed.values()))
+        if changes.get("split") is None:
+            splits = domain.splits()
+            changes["split"] = DEFAULT_SPLIT if DEFAULT_SPLIT in splits or not splits else splits[0]
+        return cls(domain=domain.name, split=changes["split"], domains_root=root).updated(changes)
 
     def updated(self, changes: Mapping[str, Any]) -> EpisodeOptions:
         """These options with `changes` (None values left out); an unknown name is refused, listing the known.
@@ -155,11 +193,9 @@ class Turn:
 def make_env(options: EpisodeOptions) -> Any:
     """The Gymnasium environment these options play: `gym.make` of the domain's id, with its wrappers
     (the step budget among them); the problem is chosen at its reset (`reset_kwargs`)."""
-    import gymnasium as gym
+    from ..registration import make_domain_env
 
-    from ..registration import env_id
-
-    return gym.make(env_id(options.domain), **options.env_kwargs())
+    return make_domain_env(options.domain, options.domains_root, **options.env_kwargs())
 
 
 def reset_kwargs(options: EpisodeOptions) -> dict[str, Any]:
@@ -195,7 +231,7 @@ class Episode:
 
     def reset(self, options: EpisodeOptions) -> Turn:
         """Start an episode; a refused option leaves the episode under way as it was."""
-        key = (options.domain, *sorted(options.env_kwargs().items()))
+        key = (options.domain, options.domains_root, *sorted(options.env_kwargs().items()))
         env = self._env if key == self._made_for else make_env(options)
         observation, info = env.reset(**reset_kwargs(options))  # an unknown problem raises here
         if env is not self._env and self._env is not None:

@@ -4,6 +4,7 @@
     inspect eval pddlworlds/blocksworld -T agent=standard -T problems=problem1 -T max_steps=5 \\
         --model openai-api/pddlworlds/gemma --model-base-url http://127.0.0.1:8000/v1   # `pddlworlds serve`
     inspect eval src/pddlworlds/frameworks/inspect_task.py@barman ...                   # the file itself
+    inspect eval pddlworlds/pddlworlds -T domains_root=my_domains -T domain=briefcase ... # domains of your own
 
 One sample per problem of the split. `agent`: "react", Inspect's own ReAct agent with our actions as tools
 (`act`, `check_valid_actions`), or one of ours by its `pddlworlds eval` name ("standard", "hiagent", the
@@ -178,7 +179,8 @@ def check_valid_actions_tool(log: StepLog) -> Tool:
 def play(agent: str = INSPECT_AGENT, options: dict[str, Any] | None = None, example: bool | None = None,
          max_tokens: int | None = None):  # Inspect's decorator gives the solver its type
     """Play the sample's problem with `agent`; the episode goes into the sample's store."""
-    base = EpisodeOptions().updated(options or {})
+    options = dict(options or {})
+    base = EpisodeOptions.within(options.pop("domains_root", None), options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         chosen = base.updated({"problem": state.metadata["problem"]})
@@ -267,8 +269,9 @@ def episode_scores(max_steps: int = DEFAULT_MAX_EPISODE_STEPS):  # Inspect's dec
     return score
 
 
-def _problems(domain: str, split: str, problems: str | list[str] | None, limit: int | None) -> list[str]:
-    known = get_domain(domain).problems(split)
+def _problems(options: EpisodeOptions, problems: str | list[str] | None, limit: int | None) -> list[str]:
+    domain, split = options.domain, options.split
+    known = get_domain(domain, options.domains_root).problems(split)
     if problems is None:
         chosen = known
     else:
@@ -292,8 +295,8 @@ def _sample(options: EpisodeOptions) -> Sample:
 
 @task
 def pddlworlds(
-    domain: str = "blocksworld",
-    split: str = DEFAULT_SPLIT,
+    domain: str | None = None,
+    split: str | None = None,
     agent: str = INSPECT_AGENT,
     problems: str | list[str] | None = None,
     limit: int | None = None,
@@ -304,25 +307,31 @@ def pddlworlds(
     example: bool | str | None = None,
     max_tokens: int | None = None,
     allow_impossible: bool | str | None = None,
+    domains_root: str | None = None,
 ) -> Task:
     """The problems of one domain and split (`problems`: a comma-separated subset; `limit`: the first n),
     played by `agent` with `max_steps` steps each; `example` and `max_tokens` go to our LLM agents (None:
     the agent's default; `example=false` as for a model trained without the in-context example).
     `allow_impossible` offers the `impossible` action; None decides as `pddlworlds eval` does (offered on
-    a split with unsolvable problems), so an agent scores here what it scores there."""
+    a split with unsolvable problems), so an agent scores here what it scores there. `domains_root`: a folder
+    of domain folders (laid out as `pddl_domains/`) whose `domain` is played instead of a shipped one (default
+    domain: blocksworld, or the root's first; default split: agentboard, or the domain's first)."""
     if agent != INSPECT_AGENT and agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}; agents: {INSPECT_AGENT}, {', '.join(AGENTS)}")
     example = task_flag("example", example)
-    options = EpisodeOptions(domain=domain, split=split, profile=profile, seed=seed, max_steps=max_steps,
-                             reward=reward, allow_impossible=task_flag("allow_impossible", allow_impossible))
-    samples = [_sample(options.updated({"problem": p})) for p in _problems(options.domain, split, problems, limit)]
+    options = EpisodeOptions.within(domains_root, {
+        "domain": domain, "split": split, "profile": profile, "seed": seed, "max_steps": max_steps, "reward": reward,
+        "allow_impossible": task_flag("allow_impossible", allow_impossible)})
+    split = options.split
+    samples = [_sample(options.updated({"problem": p})) for p in _problems(options, problems, limit)]
     chosen = {k: v for k, v in dataclasses.asdict(options).items() if k != "problem"}
     return Task(
         dataset=MemoryDataset(samples, name=f"pddlworlds-{options.domain}-{split}"),
         solver=play(agent, chosen, example, max_tokens),
         scorer=episode_scores(max_steps),
         metadata={"domain": options.domain, "split": split, "agent": agent, "profile": profile,
-                  "example": example, "allow_impossible": options.offers_impossible},
+                  "example": example, "allow_impossible": options.offers_impossible,
+                  **({"domains_root": options.domains_root} if options.domains_root is not None else {})},
     )
 
 

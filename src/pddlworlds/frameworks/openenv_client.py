@@ -123,15 +123,16 @@ class RemoteEpisode:
     def reset(self, options: EpisodeOptions | Mapping[str, Any]) -> Turn:
         """A mapping sends only its options, so the server's defaults choose the rest; `self.options` is
         then what the server played (its state; the seed, observation mode and `allow_impossible` as sent)."""
-        chosen = vars(options) if isinstance(options, EpisodeOptions) else options
+        chosen = {k: getattr(options, k) for k in options.names()} if isinstance(options, EpisodeOptions) else options
         values = {k: v for k, v in chosen.items() if v is not None}
         self.last = turn_of(self._client.reset(**values).observation)
         if isinstance(options, EpisodeOptions):
             self.options = options
         else:
-            s, as_sent = self._client.state(), {k: values.get(k) for k in ("seed", "observation_mode", "allow_impossible")}
-            self.options = EpisodeOptions(domain=s.domain, split=s.split, profile=s.profile, problem=s.problem,
-                                          max_steps=s.max_steps, reward=s.reward_mode, **as_sent)
+            s, as_sent = self._client.state(), {k: values.get(k) for k in ("seed", "observation_mode")}
+            self.options = EpisodeOptions.as_played(domain=s.domain, split=s.split, profile=s.profile, problem=s.problem,
+                                                    max_steps=s.max_steps, reward=s.reward_mode,
+                                                    allow_impossible=s.allow_impossible, **as_sent)
         return self.last
 
     def step(self, text: str) -> Turn:

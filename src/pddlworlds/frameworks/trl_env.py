@@ -19,6 +19,7 @@ the rest, as they do for any other client.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
@@ -45,10 +46,19 @@ class PDDLWorldsToolEnv:
     """One rollout's episode, its tools, and its reward. Keywords are the episodes' defaults (see
     `EpisodeOptions`; `allow_impossible` among them, by default offered on a split with unsolvable
     problems, as `pddlworlds eval` does); a dataset row's columns of the same names override them at each
-    reset. In process, what neither sets is `EpisodeOptions`' default; on a server, the server's."""
+    reset. In process, what neither sets is `EpisodeOptions`' default; on a server, the server's.
+    `domains_root`: play the domain folders under this folder (laid out as `pddl_domains/`) instead of the
+    shipped ones, in process only (a server serves the folder it was started with: `--domains-root`)."""
 
-    def __init__(self, base_url: str | None = None, **defaults: Any) -> None:
-        EpisodeOptions().updated(defaults)  # a bad keyword is refused now, not at the first reset
+    def __init__(self, base_url: str | None = None, *, domains_root: str | Path | None = None,
+                 **defaults: Any) -> None:
+        if base_url is not None and domains_root is not None:
+            raise ValueError("domains_root is for episodes played in process; a server plays the folder it was "
+                             "started with (pddlworlds env-server --domains-root DIR)")
+        if base_url is None:  # a bad keyword is refused now, not at the first reset
+            self._base = EpisodeOptions.within(domains_root, defaults)
+        else:  # what names a problem is the server's to check: it may serve a folder of its own
+            EpisodeOptions().updated({k: v for k, v in defaults.items() if k not in ("domain", "split", "problem")})
         self._set = {k: v for k, v in defaults.items() if v is not None}  # all that is sent to a server
         self._remote = base_url is not None
         if base_url is None:
@@ -60,7 +70,7 @@ class PDDLWorldsToolEnv:
 
     def reset(self, **example: Any) -> str:
         chosen = {**self._set, **{k: example[k] for k in EpisodeOptions.names() if example.get(k) is not None}}
-        turn = self._episode.reset(chosen if self._remote else EpisodeOptions().updated(chosen))
+        turn = self._episode.reset(chosen if self._remote else self._base.updated(chosen))
         options = self._episode.options
         return first_prompt(turn, options.max_steps, options.offers_impossible)
 

@@ -156,10 +156,11 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def episode_detail(line: dict[str, Any], replayer: Replayer | None) -> EpisodeDetail:
-    """Everything the episode page shows of one episode, step by step."""
+def episode_detail(line: dict[str, Any], replayer: Replayer | None, domains_root: str | None = None) -> EpisodeDetail:
+    """Everything the episode page shows of one episode, step by step (`domains_root`: the run's folder of
+    domains, from its config, where the replay finds the problem)."""
     domain = line["domain"]
-    parsed = replayer.replay(line) if replayer is not None else []
+    parsed = replayer.replay(line, domains_root) if replayer is not None else []
     steps = []
     picture = picture_of(domain, line.get("initial_observation") or "")
     for i, step in enumerate(line.get("trajectory") or []):
@@ -251,7 +252,7 @@ def page_data(runs: list[RunFolder], replay: bool = True) -> tuple[PageData, lis
         for line in run.lines:
             label = line["agent"] if len(runs) == 1 else f"{names[r]}:{line['agent']}"
             rows.append(episode_row(line, r, label, len(rows)))
-            details.append(episode_detail(line, replayer))
+            details.append(episode_detail(line, replayer, run.config.get("domains_root")))
             max_k = max(max_k, len(line.get("trajectory") or []), int(_number(config_steps)))
     curves: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
     ident = 0

@@ -29,43 +29,42 @@ class Parsed:
 
 @dataclass
 class Replayer:
-    """Replays episodes; environments are made once per (domain, split) and reused."""
+    """Replays episodes; environments are made once per (domain, split, domains root) and reused."""
 
-    envs: dict[tuple[str, str], Any] = field(default_factory=dict)
-    failed: dict[tuple[str, str], str] = field(default_factory=dict)
+    envs: dict[tuple[str, str, str | None], Any] = field(default_factory=dict)
+    failed: dict[tuple[str, str, str | None], str] = field(default_factory=dict)
 
-    def _env(self, domain: str, split: str) -> Any:
-        key = (domain, split)
+    def _env(self, domain: str, split: str, domains_root: str | None = None) -> Any:
+        key = (domain, split, domains_root)
         if key in self.failed:
             return None
         if key not in self.envs:
             try:
-                import gymnasium as gym
-
-                from ..registration import env_id, register_envs
+                from ..registration import make_domain_env, register_envs
                 from ..worlds.pddl import normalisation_warnings_ignored
 
                 register_envs()
                 with normalisation_warnings_ignored():
-                    self.envs[key] = gym.make(env_id(domain), split=split).unwrapped
+                    self.envs[key] = make_domain_env(domain, domains_root, split=split).unwrapped
             except Exception as exc:  # noqa: BLE001 - an unknown domain is shown without a replay
                 self.failed[key] = f"{type(exc).__name__}: {exc}"
                 return None
         return self.envs[key]
 
-    def replay(self, line: dict[str, Any]) -> list[Parsed]:
-        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none).
+    def replay(self, line: dict[str, Any], domains_root: str | None = None) -> list[Parsed]:
+        """One `Parsed` per step for the prefix of the trajectory the replay agrees with (maybe none);
+        `domains_root` is the run's folder of domains (None: the shipped ones).
 
         A record the environment cannot replay (a seed or problem it refuses) is shown without a replay.
         """
         try:
-            return self._replay(line)
+            return self._replay(line, domains_root)
         except Exception:  # noqa: BLE001 - the replay only adds to what the record shows
             return []
 
-    def _replay(self, line: dict[str, Any]) -> list[Parsed]:
+    def _replay(self, line: dict[str, Any], domains_root: str | None = None) -> list[Parsed]:
         domain, split, problem = line.get("domain"), line.get("split") or DEFAULT_SPLIT, line.get("problem")
-        env = self._env(str(domain), str(split))
+        env = self._env(str(domain), str(split), domains_root)
         if env is None:
             return []
         observation, _ = env.reset(seed=line.get("seed"), options={"problem": problem})

@@ -105,6 +105,9 @@ class Domain:
 def domains(root: str | Path | None = None) -> dict[str, Domain]:
     """Every domain folder under `root` (default: the shipped ones), by folder name."""
     root = Path(root) if root is not None else data_dir("pddl_domains")
+    if not root.is_dir():
+        raise ValueError(f"domains root {str(root)!r} is not a folder (give a folder of domain folders, each "
+                         "with a domain.pddl)")
     return {
         p.name: Domain(p.name, p)
         for p in sorted(root.iterdir())
@@ -112,12 +115,20 @@ def domains(root: str | Path | None = None) -> dict[str, Domain]:
     }
 
 
-def get_domain(name: str) -> Domain:
-    known = domains()
-    key = name.lower()
-    if key not in known:
-        raise ValueError(f"unknown domain {name!r}; domains: {', '.join(known)}")
-    return known[key]
+def get_domain(name: str, root: str | Path | None = None) -> Domain:
+    """The domain named `name` among the folders listed under `root` (default: the shipped ones).
+
+    The one place a domain name becomes a folder: the name is looked up among the listed folder names
+    (exactly, else case-insensitively), never joined into a path, so a name from a request cannot reach
+    anything outside `root`.
+    """
+    known = domains(root)
+    found = known.get(name) or {k.lower(): d for k, d in known.items()}.get(name.lower())
+    if found is None:
+        where = "" if root is None else f" in {str(root)!r}"
+        shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name):,} characters)"
+        raise ValueError(f"unknown domain {shown!r}{where}; domains: {', '.join(known) or 'none'}")
+    return found
 
 
 def load_task(
