@@ -28,6 +28,7 @@ import os
 import random
 import re
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,6 +60,15 @@ def _fd_driver() -> Path:
     return FD_DRIVER
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill `proc` and every process it started (it leads a session of its own), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
 def fd_plan(domain: Path, problem: Path, timeout: float) -> tuple[list[str] | None, int | None, str]:
     """(plan steps, reported cost, note) from Fast Downward, or (None, None, why not)."""
     deadline = time.monotonic() + timeout
@@ -72,14 +82,18 @@ def fd_plan(domain: Path, problem: Path, timeout: float) -> tuple[list[str] | No
             cmd = [sys.executable, str(_fd_driver()), *search[:2 if search[0] == "--alias" else 0],
                    str(domain.resolve()), str(problem.resolve()),
                    *(search if search[0] == "--search" else [])]
+            # its own session, so that a timeout ends the driver's translator and search too
+            proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True)
             try:
-                proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=left, check=False)
+                output, _ = proc.communicate(timeout=left)
             except subprocess.TimeoutExpired:
+                _kill_group(proc)
                 notes.append(f"{' '.join(search)}: timed out")
                 break
             plan_file = Path(tmp) / "sas_plan"
             if not plan_file.is_file():
-                tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-1:]
+                tail = [line for line in output.splitlines() if line.strip()][-1:]
                 notes.append(f"{' '.join(search)}: exit {proc.returncode}: {tail[0][:120] if tail else ''}")
                 continue
             steps, cost = [], None
@@ -227,7 +241,7 @@ def run_child(folder: Path, args) -> dict:
     stages = ["load"] + ([] if args.no_plan else ["plan"]) + (["walks"] if args.walks else [])
     limits = {"load": args.timeout, "plan": args.plan_timeout + 30, "walks": args.timeout}
     errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - a file, not a pipe: chatter cannot block
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True,
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True,
                             env={**os.environ, "PYTHONWARNINGS": "ignore"})
     buffer = ""
     try:
@@ -264,9 +278,7 @@ def run_child(folder: Path, args) -> dict:
                 return result
         return result
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+        _kill_group(proc)  # the child and any planner it left running
         proc.stdout.close()
         errors.close()
 

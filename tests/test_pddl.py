@@ -314,3 +314,12 @@ def test_read_up_problem_is_private_by_default(toy) -> None:
     first, second = read_up_problem(*toy), read_up_problem(*toy)
     assert first.environment is not second.environment
     assert first.environment is not get_environment()
+
+
+def test_a_question_mark_after_a_name_starts_a_variable(tmp_path: Path) -> None:
+    """`(p?x)` reads as `(p ?x)`, as Fast Downward reads it (zenotravel writes `(aircraft?a)`)."""
+    domain = write(tmp_path, "d.pddl", "(define (domain z) (:predicates (p ?x) (q ?x))\n"
+                                       "  (:action go :parameters (?x) :precondition (p?x) :effect (q ?x)))")
+    problem = write(tmp_path, "p.pddl", "(define (problem z1) (:domain z) (:objects a) (:init (p a)) (:goal (q a)))")
+    task = ground(read_task(domain, problem))
+    assert [task.actions[i].pddl for i in task.applicable(task.init)] == ["(go a)"]

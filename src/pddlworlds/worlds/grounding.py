@@ -164,7 +164,7 @@ def _goal_axioms(task: LiftedTask, fd, pddl) -> None:
     fd.goal = pddl.Conjunction(kept)
 
 
-def _strata(axioms, derived_names: set[str]) -> dict[str, int]:
+def _strata(axioms, derived_names: set[str], where: str) -> dict[str, int]:
     """Each derived predicate's stratum: at least that of what it uses, above that of what it negates."""
     level = {name: 0 for name in derived_names}
     for _ in range(len(derived_names) + 1):
@@ -179,7 +179,9 @@ def _strata(axioms, derived_names: set[str]) -> dict[str, int]:
                         changed = True
         if not changed:
             return level
-    raise PDDLError("derived predicates recurse through negation (no stratification exists)")
+    cycle = sorted(name for name, value in level.items() if value >= len(derived_names) and "@" not in name)
+    raise PDDLError(f"{where}: derived predicates recurse through negation ({', '.join(cycle[:5]) or 'a cycle'}): "
+                    "no stratification exists")
 
 
 def _cost(expression, mapping: dict[str, str], values: dict) -> int:
@@ -358,7 +360,7 @@ def ground(
     actions = tuple(built)
 
     derived_names = {axiom.effect.predicate for axiom in fd_axioms}
-    level = _strata(fd_axioms, derived_names)
+    level = _strata(fd_axioms, derived_names, _where(task))
     strata: list[list[tuple[int, int, int]]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
     derived = 0
     for axiom in fd_axioms:

@@ -50,7 +50,8 @@ def tokenise(text: str, path: Path) -> list[Token]:
     tokens: list[Token] = []
     for line_no, line in enumerate(text.splitlines(), start=1):
         line = line.split(";", 1)[0]
-        for i, match in enumerate(re.finditer(r"[()]|[^\s()]+", line)):
+        # a '?' starts a word of its own, as Fast Downward reads `(p?x)` (zenotravel writes `aircraft?a`)
+        for i, match in enumerate(re.finditer(r"[()]|\??[^\s()?]+|\?", line)):
             tokens.append(Token(match.group(0), line_no, match.start(), i == 0))
     return tokens
 
