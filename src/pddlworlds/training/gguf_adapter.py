@@ -153,6 +153,7 @@ def export_adapter(
         raise ImportError("exporting an adapter needs gguf and safetensors: pip install 'pddlworlds[train]'") from exc
     from ..files import atomic_write
     from ..llm import default_model_path
+    from ..llm.gguf_header import read_header
 
     try:
         config = json.loads(config_file.read_text(encoding="utf-8"))
@@ -163,10 +164,13 @@ def export_adapter(
         raise ValueError(f"{config_file}: rsLoRA/DoRA adapters have no llama.cpp LoRA equivalent")
 
     base = Path(base_gguf) if base_gguf is not None else default_model_path()
-    reader = gguf.GGUFReader(base)
-    arch_field = reader.fields["general.architecture"]
-    arch = bytes(arch_field.parts[arch_field.data[0]]).decode()
-    base_shapes = {t.name: tuple(int(x) for x in t.shape) for t in reader.tensors}  # ggml order: [in, out]
+    # the header only, by our reader: gguf's GGUFReader takes about a minute over the base model's
+    # 262,144-token vocabulary (llm/gguf_header.py), which this needs none of
+    header = read_header(base)
+    arch = str(header.metadata.get("general.architecture") or "")
+    if not arch:
+        raise ValueError(f"{base}: no general.architecture (not a model GGUF)")
+    base_shapes = {t.name: t.shape for t in header.tensors}  # ggml order: [in, out]
 
     try:
         weights = load_file(weights_file)

@@ -40,6 +40,7 @@ __all__ = [
     "TrainConfig",
     "build_sequences",
     "check_config",
+    "float_copy_folder",
     "load_base_model",
     "load_tokenizer",
     "lr_factor",
@@ -103,7 +104,7 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     if not path.is_file():
         raise FileNotFoundError(f"base model GGUF not found: {path}")
     sha = file_sha256(path)
-    folder = cache_dir("models") / f"{path.stem}-f32-{sha[:16]}"
+    folder = float_copy_folder(path, sha)
     info = {"gguf": str(path), "gguf_sha256": sha, "float_copy": str(folder)}
     auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
     if (folder / "config.json").is_file():
@@ -113,7 +114,7 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     model = auto_model.from_pretrained(
         path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attention
     )
-    tokenizer = auto_tok.from_pretrained(path.parent, gguf_file=path.name)
+    tokenizer = _gguf_tokenizer(path, model.config.model_type)
     # The weights are floats now: drop transformers' record of the GGUF quantizer, all of it (save_pretrained
     # refuses a model that names one; Trainer-based training, TRL's among it, refuses one flagged quantized).
     if getattr(model, "hf_quantizer", None) is not None:
@@ -132,6 +133,12 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     return model, tokenizer, info
 
 
+def float_copy_folder(gguf_path: str | os.PathLike[str], sha256: str | None = None) -> Path:
+    """Where `load_base_model` keeps the float copy of `gguf_path` (`sha256`: the file's, when known)."""
+    path = Path(gguf_path)
+    return cache_dir("models") / f"{path.stem}-f32-{(sha256 or file_sha256(path))[:16]}"
+
+
 def attention_geometry(base: Any) -> tuple[int, int | None, float | None]:
     """(layers, sliding window, final-logit softcap) of a loaded base model: what `sequence_loss` needs."""
     text_config = getattr(base.config, "text_config", base.config)
@@ -145,10 +152,24 @@ def load_tokenizer(gguf_path: str | os.PathLike[str] | None = None) -> Any:
     from ..llm import default_model_path
 
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
-    folder = cache_dir("models") / f"{path.stem}-f32-{file_sha256(path)[:16]}"
+    folder = float_copy_folder(path)
     if (folder / "tokenizer_config.json").is_file():
         return transformers.AutoTokenizer.from_pretrained(folder)
-    return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    return _gguf_tokenizer(path)
+
+
+def _gguf_tokenizer(path: Path, model_type: str | None = None) -> Any:
+    """The tokenizer transformers builds from a GGUF file. Named by type (the model's, else the file's
+    architecture), it is built without transformers first reading the whole metadata with gguf's reader to
+    find the type out: most of a minute over the 262,144-token vocabulary. The files saved are the same."""
+    _, transformers, _ = _imports()
+    from ..llm.gguf_header import read_header
+
+    kind = model_type or read_header(path).metadata.get("general.architecture")
+    try:
+        return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, tokenizer_type=kind)
+    except ValueError:  # a type transformers knows by another name: let it find out, the long way
+        return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
 
 
 def check_config(config: TrainConfig) -> None:
