@@ -162,6 +162,7 @@ def test_budget_bounds_the_saved_states(embedded: EmbeddedLLM) -> None:
         embedded.prompt_states.max_bytes = budget
 
 
+@pytest.mark.heavy  # twelve recorded prompts evaluated cold, then with saved states: 48-95 s on an idle machine
 @pytest.mark.embedded
 def test_recorded_prompts_give_the_same_greedy_replies(embedded: EmbeddedLLM) -> None:
     """Every recorded call from an empty cache, then all of them in order with saved states: the replies

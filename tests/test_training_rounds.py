@@ -366,9 +366,11 @@ def test_warm_start_reproduces_the_adapter_it_starts_from(tmp_path, tiny_base_mo
 
 @pytest.mark.embedded
 @pytest.mark.slow
-def test_tiny_on_policy_round_end_to_end(tmp_path):
+def test_tiny_on_policy_round_end_to_end(tmp_path, tiny_base_model):
     """The shipped adapter plays a few steps of a generated problem with both agents, the expert labels
-    every call, and a one-step warm-started fit trains on the round together with other data."""
+    every call, and a one-step fit trains on the round together with other data (the tiny Gemma 3, which
+    has the shipped tokenizer; the fit warm-started from the shipped adapter on the shipped model is
+    `test_a_fit_of_the_shipped_model_warm_starts_from_the_shipped_adapter`)."""
     pytest.importorskip("torch")
     from pddlworlds.llm import EmbeddedLLM
     from pddlworlds.training.data import load_calls
@@ -385,11 +387,28 @@ def test_tiny_on_policy_round_end_to_end(tmp_path):
     assert manifest["adapter"]["sha256"] and manifest["problem_names"][0].startswith("blocksworld/s200")
     assert {r["agent"] for r in rows} == {"standard", "hiagent"} and all(r["label"] == "expert" for r in rows)
     data = f"{_tiny_data(tmp_path / 'other')},{tmp_path / 'round1'}"
-    summary = train(TrainConfig(data=data, out=str(tmp_path / "fit"), steps=1, max_len=2048, init=adapter,
-                                threads=1, checkpoint_every=100), progress=False)
+    summary = train(TrainConfig(data=data, out=str(tmp_path / "fit"), steps=1, max_len=2048, threads=1,
+                                checkpoint_every=100, base_model=tiny_base_model), progress=False)
     assert summary["steps_done"] == 1 and summary["data"]["calls"] == len(rows) + 2
     assert summary["data"]["manifests"][str(tmp_path / "round1")]["round"] == "round1"
     assert summary["data"]["by_domain"]["blocksworld"]["skipped_too_long"] == 0
+
+
+@pytest.mark.heavy  # the shipped model's float copy: transformers reads its GGUF twice with gguf's reader
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_a_fit_of_the_shipped_model_warm_starts_from_the_shipped_adapter(tmp_path):
+    """A one-step fit of the shipped model, warm-started from the shipped adapter (what an on-policy round's
+    fit does): every LoRA tensor of the model comes from the adapter, and the step trains."""
+    pytest.importorskip("torch")
+    from pddlworlds.files import file_sha256
+    from pddlworlds.training.trainer import TrainConfig, train
+
+    adapter = str(shipped_adapter_path())
+    summary = train(TrainConfig(data=str(_tiny_data(tmp_path / "data")), out=str(tmp_path / "fit"), steps=1,
+                                max_len=2048, init=adapter, threads=1, checkpoint_every=100), progress=False)
+    assert summary["steps_done"] == 1 and summary["data"]["calls"] == 2
+    assert summary["init"] == {"path": adapter, "sha256": file_sha256(adapter), "tensors": str(18 * 7 * 2)}
 
 
 @pytest.mark.embedded

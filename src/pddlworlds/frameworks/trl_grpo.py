@@ -91,9 +91,11 @@ def grpo_example(
     max_steps: int = 5,
     seed: int = 0,
     threads: int | None = None,
+    base_model: str | Path | None = None,
 ) -> GRPOReport:
     """`steps` GRPO steps on `problems` of `domain` (one prompt each, `generations` rollouts per prompt,
-    episodes of at most `max_steps` steps), on the CPU; TRL writes its output under `out_dir`."""
+    episodes of at most `max_steps` steps), on the CPU; TRL writes its output under `out_dir`. `base_model`:
+    the GGUF to load (`load_base_model`; default the embedded model)."""
     try:
         import peft
         import torch
@@ -106,7 +108,7 @@ def grpo_example(
 
     if threads is not None:
         torch.set_num_threads(threads)
-    model, tokenizer, _ = load_base_model()
+    model, tokenizer, _ = load_base_model(base_model)
     model.set_attn_implementation("sdpa")  # generation and GRPO's forward passes take plain masks
     tool_tokenizer(tokenizer)
     rows = {
