@@ -5,7 +5,7 @@
 # llama-cpp-python is built from source with the CPU features named explicitly rather than -march=native:
 # the native build crashes with SIGSEGV on the first decode on some of our machines (llama.cpp's AMX path on
 # recent Xeons). AVX/AVX2/FMA make the embedded agent about 9x faster per step than an SSE-only build
-# (README, "CPU features of the llama.cpp build"); naming them pins them on whatever ggml's defaults do.
+# (docs/serving.md, "CPU features of the llama.cpp build"); naming them pins them on whatever ggml's defaults do.
 # pip's wheel cache keeps the build (about 5-11 minutes on 2 cores) for later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
