@@ -189,7 +189,7 @@ def test_free_decoding_keeps_the_configuration_and_says_so_in_the_report(tmp_pat
     from dataclasses import replace
 
     assert build_config(replace(plan, setting="admissible"))["setting"] == "admissible"
-    from pddlworlds.evaluation.configuration import setting_words
+    from pddlworlds.reports.setting import setting_words
 
     assert setting_words({}).startswith("**free**")
     assert setting_words({"decoding": "admissible"}).startswith("**admissible**")  # runs made before settings had names

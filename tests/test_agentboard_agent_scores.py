@@ -14,7 +14,7 @@ from pddlworlds.agents.agentboard import (
     load_prompt_file,
     standard_prompt,
 )
-from pddlworlds.evaluation.agentboard_scores import (
+from pddlworlds.scoring.agentboard_scores import (
     agentboard_scores,
     grounding_accuracy,
     pooled_progress_rate,

@@ -12,7 +12,7 @@ import pytest
 
 from pddlworlds import cli
 from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE, PACKED_EPISODES_FILE
-from pddlworlds.evaluation.comparison import PairingError, compare_episodes, problem_level
+from pddlworlds.reports.comparison import PairingError, compare_episodes, problem_level
 
 BASE = ["eval", "--agents", "expert,random", "--domains", "blocksworld", "--limit", "3", "--max-steps", "12",
         "--no-progress", "--no-report"]

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
-from pddlworlds.evaluation import metrics as M
-from pddlworlds.evaluation import significance as S
-from pddlworlds.evaluation.analysis import load_run
+from pddlworlds.scoring import metrics as M
+from pddlworlds.scoring import significance as S
+from pddlworlds.reports.analysis import load_run
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.options import parse_seeds
-from pddlworlds.evaluation.report import write_report
+from pddlworlds.reports.report import write_report
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
 from pddlworlds.worlds.catalogue import domains
 
@@ -660,7 +660,7 @@ def _timed(purpose: str, prompt: int, cached: int | None, eval_s: float | None, 
 
 
 def test_model_call_costs_pool_a_groups_calls_and_the_report_shows_them(tmp_path: Path) -> None:
-    from pddlworlds.evaluation.call_costs import call_costs
+    from pddlworlds.reports.call_costs import call_costs
 
     hi = episode("hiagent", "p1", False, 0.0, [
         step(1, True, 0.0, 100, [_timed("action", 100, 0, 1.0, 0.5)]),
@@ -685,7 +685,7 @@ def test_model_call_costs_pool_a_groups_calls_and_the_report_shows_them(tmp_path
 
 
 def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> None:
-    from pddlworlds.evaluation.call_costs import call_costs, call_costs_section
+    from pddlworlds.reports.call_costs import call_costs, call_costs_section
 
     untimed = episode("standard", "p1", False, 0.0, [step(1, True, 0.0, 100, [LLMCall("action", 100, 5, 0.1, "x")])],
                       None, 1.0)

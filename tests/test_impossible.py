@@ -262,7 +262,8 @@ def _record(domain: str, solvable: bool, claimed: bool, success: bool, steps: in
 
 
 def test_f1_on_a_hand_checked_fixture():
-    from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, impossible_rows
+    from pddlworlds.reports.impossible import impossible_rows
+    from pddlworlds.scoring.unsolvable import OVERALL, claim_scores
 
     records = [
         # blocksworld: 2 unsolvable (1 claimed), 3 solvable (1 claimed, 1 solved)
@@ -296,8 +297,8 @@ def test_eval_on_a_mixed_split_expert_f1_one_and_report_section(tmp_path):
     from argparse import Namespace
 
     from pddlworlds.evaluation.options import build_plan
-    from pddlworlds.evaluation.unsolvable import OVERALL, claim_scores, records_from_lines
-    from pddlworlds.evaluation.report import write_report
+    from pddlworlds.scoring.unsolvable import OVERALL, claim_scores, records_from_lines
+    from pddlworlds.reports.report import write_report
     from pddlworlds.evaluation.runner import run_evaluation
 
     args = Namespace(agents="expert,random", domains="blocksworld", split="generated-mixed", llm="embedded",

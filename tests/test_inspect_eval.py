@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.evaluation.metrics import episode_metrics
+from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.records import EpisodeRecord
 from pddlworlds.testing.servers import free_port, pddlworlds_command, source_env, started
 

@@ -13,7 +13,7 @@ import pytest
 
 from pddlworlds.artefacts.plans import optimal_lengths
 from pddlworlds.evaluation import RunPlan, run_evaluation
-from pddlworlds.evaluation.report import write_report
+from pddlworlds.reports.report import write_report
 from pddlworlds.published import (
     MODELS,
     PublishedError,

@@ -13,7 +13,9 @@ from pddlworlds.artefacts.runs import (
     EPISODES_FILE,
     PACKED_EPISODES_FILE,
     RunFolderError,
+    config_setting,
     episode_key,
+    planned_episodes,
     read_episodes,
     read_run,
 )
@@ -118,3 +120,24 @@ def test_no_other_module_names_the_episode_file() -> None:
         if path != owner and name.search(path.read_text(encoding="utf-8"))
     ]
     assert naming == []
+
+
+@pytest.mark.parametrize(
+    "agents, problems, seeds",
+    [(["expert"], {"blocksworld": ["problem1"]}, [0]),
+     (["expert", "random"], {"blocksworld": ["problem1", "problem2"], "gripper": ["problem1"]}, [0, 1, 2]),
+     (["expert"], {}, [0])],
+)
+def test_planned_episodes_counts_what_the_run_plan_plays(agents, problems, seeds) -> None:
+    """The report counts a stored config's planned episodes without the runner's `RunPlan`: both must agree."""
+    from pddlworlds.evaluation import RunPlan
+
+    plan = RunPlan(agents=agents, problems=problems, seeds=seeds)
+    config = {"agents": {a: {} for a in agents}, "problems": problems, "seeds": seeds}
+    assert planned_episodes(config) == len(plan.episodes()) == planned_episodes(json.loads(json.dumps(config)))
+
+
+def test_config_setting_reads_the_setting_or_the_older_decoding_key() -> None:
+    assert config_setting({}) == "free"
+    assert config_setting({"decoding": "admissible"}) == "admissible"
+    assert config_setting({"setting": "fluents", "decoding": "admissible"}) == "fluents"

@@ -27,7 +27,7 @@ import gymnasium as gym
 
 # Absolute imports: `inspect eval path/to/inspect_task.py@gripper` loads this file as a module of its own.
 from pddlworlds.agents.registry import AGENTS, make_agent
-from pddlworlds.evaluation.metrics import episode_metrics
+from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.frameworks import missing_extra
 from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, make_env, reset_kwargs
 from pddlworlds.records import EpisodeRecord, StepRecord
@@ -57,7 +57,7 @@ __all__ = [
 INSPECT_AGENT = "react"
 #: Where a sample's store keeps the episode: {"options": ..., "turns": [...], "record": ...}.
 STORE_KEY = "pddlworlds_episode"
-#: The scores: our evaluation's per-episode values of these names (`evaluation.metrics.episode_metrics`).
+#: The scores: our evaluation's per-episode values of these names (`scoring.metrics.episode_metrics`).
 SCORES = ("success", "progress", "steps", "steps_over_optimal", "executability")
 
 INSTRUCTIONS = (

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, RunFolder, is_errored, read_run
+from ..scoring import metrics as M
+from ..scoring.significance import wilcoxon_all_pairs
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
-from . import metrics as M
-from .significance import wilcoxon_all_pairs
 
 __all__ = ["RunAnalysis", "analyse", "load_analysis", "load_run", "run_order", "step_budget"]
 

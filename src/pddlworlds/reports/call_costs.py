@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .metrics import Recordish, as_record
+from ..scoring.metrics import Recordish, as_record
 from .paper import agent_label
 from .report_tables import cell, domain_label, md_table
 

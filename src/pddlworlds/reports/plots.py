@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..files import write_figure
-from . import metrics as M
+from ..scoring import metrics as M
 from .paper import agent_label
 
 __all__ = ["write_plots"]

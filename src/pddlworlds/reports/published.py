@@ -22,9 +22,9 @@ from ..published import (
     published_results,
 )
 from ..records import EpisodeRecord
+from ..scoring import metrics as M
+from ..scoring.agentboard_scores import agentboard_scores
 from ..worlds.grounding import natural_key
-from . import metrics as M
-from .agentboard_scores import agentboard_scores
 from .paper import agent_label
 
 __all__ = [

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..artefacts.runs import config_setting
 from ..files import write_figure
 from ..published import (
     MODEL_LABELS,
@@ -16,11 +17,10 @@ from ..published import (
     PublishedEpisode,
     model_label,
 )
-from .configuration import comparable_with_published
-from .metrics import PROGRESS_STEPS
+from ..scoring.metrics import PROGRESS_STEPS
 from .paper import agent_label
 from .published import REFERENCE_MODEL, Comparison, ProblemRow, ScoreRow, compare_with_published, label
-from .spec import config_setting
+from .setting import comparable_with_published
 
 __all__ = ["PLOT_FILE", "published_section", "write_published_plot"]
 

@@ -12,18 +12,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..artefacts.runs import EPISODES_FILE, REPORT_FILE, SUMMARY_FILE, is_errored
+from ..artefacts.runs import (
+    EPISODES_FILE,
+    REPORT_FILE,
+    SUMMARY_FILE,
+    config_setting,
+    is_errored,
+    planned_episodes,
+)
 from ..files import atomic_write
 from ..printable import printable
+from ..scoring import metrics as M
 from ..worlds.catalogue import AGENTBOARD_SPLIT
 from ..worlds.profiles import AGENTBOARD_PROFILE
-from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
 from .call_costs import call_costs_section
-from .configuration import comparable_with_published, setting_words
 from .paper import AGENT_LABELS, PAPER_SOURCE, PAPER_TABLE1, PAPER_TYREWORLD_ABLATIONS, agent_label
 from .plots import write_plots
-from .spec import config_setting, specs_from
 from .report_tables import (
     MAIN_COLUMNS,
     PAPER_COLUMNS,
@@ -41,6 +46,7 @@ from .report_tables import (
     token_counting_words,
     wilcoxon_rows,
 )
+from .setting import comparable_with_published, setting_words
 
 __all__ = ["AGENT_LABELS", "PAPER_SOURCE", "PAPER_TABLE1", "PAPER_TYREWORLD_ABLATIONS", "write_report"]
 
@@ -57,7 +63,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         raise ValueError(f"{out} has no finished episode yet")
     agents, domains, summary = data["agents"], data["domains"], data["summary"]
     with_paper = shows_paper(config, lines, data)
-    planned = len(specs_from(config)) if config else None
+    planned = planned_episodes(config) if config else None
     errors = sum(1 for line in lines if line.get("error"))
 
     split = config.get("split", lines[0]["split"])
@@ -195,7 +201,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
     from .published_report import published_section
 
     md += published_section(config, kept, agents, data["max_steps"], out if plots else None)
-    from .unsolvable import impossible_section
+    from .impossible import impossible_section
 
     md += impossible_section(config, lines, out if plots else None)  # only for runs with unsolvable problems
     path = out / REPORT_FILE
@@ -237,7 +243,7 @@ def _example_words(config: dict[str, Any]) -> str:
 
 def _agentboard_section(agents: Sequence[str], lines: Sequence[dict[str, Any]]) -> list[str]:
     """AgentBoard's own scores beside ours: pooled over every problem of the run, as its PDDL task does."""
-    from .agentboard_scores import agentboard_scores
+    from ..scoring.agentboard_scores import agentboard_scores
 
     rows = []
     for agent in agents:

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ..printable import markdown_cell, printable
+from ..scoring import metrics as M
 from ..worlds.catalogue import AGENTBOARD_SPLIT
-from . import metrics as M
 from .analysis import RunAnalysis, load_analysis
-from .configuration import comparable_with_published
 from .paper import agent_label, paper_row
+from .setting import comparable_with_published
 
 __all__ = [
     "MAIN_COLUMNS",
