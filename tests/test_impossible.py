@@ -17,7 +17,7 @@ from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.artefacts.proofs import is_unsolvable, read_proofs, split_unsolvable
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.registration import env_id
-from pddlworlds.unsolvable.variants import DEFAULT_STATE_CAP, candidates, derive, problem_text, trivial_reason
+from pddlworlds.generators.unsolvable import DEFAULT_STATE_CAP, candidates, derive, problem_text, trivial_reason
 from pddlworlds.worlds.search import breadth_first_search
 
 warnings.simplefilter("ignore", PDDLNormalisationWarning)

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
 def test_one_grpo_step_logs_the_environments_reward(tmp_path, monkeypatch, tiny_base_model) -> None:
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    from pddlworlds.frameworks.trl_grpo import grpo_example
+    from pddlworlds.training.trl_grpo import grpo_example
 
     report = grpo_example(tmp_path, steps=1, problems=("problem5",), generations=2, max_completion_length=16,
                           base_model=tiny_base_model)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import missing_extra
-from .trl_env import PDDLWorldsToolEnv
+from ..frameworks import missing_extra
+from ..frameworks.trl_env import PDDLWorldsToolEnv
 
 __all__ = ["RESPONSE_TEMPLATE", "TOOL_CHAT_TEMPLATE", "GRPOReport", "grpo_example", "tool_tokenizer"]
 
@@ -104,7 +104,7 @@ def grpo_example(
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as exc:
         raise missing_extra("trl", exc) from exc
-    from ..training.trainer import load_base_model
+    from .trainer import load_base_model
 
     if threads is not None:
         torch.set_num_threads(threads)
