@@ -162,17 +162,12 @@ class EpisodeOptions:
         return dataclasses.replace(moved, problem=self.problem)
 
     def env_kwargs(self) -> dict[str, Any]:
-        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset)."""
-        kwargs: dict[str, Any] = {"split": self.split, "max_episode_steps": self.max_steps}
-        if self.profile != DEFAULT_PROFILE:
-            kwargs["profile"] = self.profile
-        if self.reward != "progress":
-            kwargs["reward"] = self.reward
-        if self.observation_mode is not None:
-            kwargs["observation_mode"] = self.observation_mode
-        if self.offers_impossible:
-            kwargs["allow_impossible"] = True
-        return kwargs
+        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset), as
+        `pddlworlds eval` makes its environments (`registration.domain_env_kwargs`)."""
+        from ..registration import domain_env_kwargs
+
+        return domain_env_kwargs(self.split, self.max_steps, profile=self.profile, reward=self.reward,
+                                 observation_mode=self.observation_mode, allow_impossible=self.offers_impossible)
 
 
 @dataclass(frozen=True)
