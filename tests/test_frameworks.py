@@ -121,6 +121,38 @@ def test_tool_env_plays_the_dataset_rows_problem_and_pays_the_return() -> None:
     assert sparse.get_reward() == 0.0
 
 
+def test_tool_env_close_closes_its_gymnasium_environment_and_is_not_a_tool(monkeypatch) -> None:
+    """`close()` (and leaving a `with` block) closes the episode's environment; TRL does not offer it as a
+    tool (it lists the class's plain functions), and a reset after it plays again."""
+    import inspect
+
+    from pddlworlds.frameworks import episodes
+
+    closed: list[str] = []
+    make = episodes.make_env
+
+    def spied(options):
+        env = make(options)
+        close = env.close
+        env.close = lambda: (closed.append(options.domain), close())[1]
+        return env
+
+    monkeypatch.setattr(episodes, "make_env", spied)
+    with PDDLWorldsToolEnv(max_steps=5) as env:
+        env.reset(domain="gripper", problem="prob01")
+        env.act("check valid actions")
+        assert closed == []
+    assert closed == ["gripper"] and env.info is None
+    with pytest.raises(ValueError, match="no episode has started: reset first"):
+        env.get_reward()
+    env.reset(domain="blocksworld", problem="problem1")
+    assert env.info["step"] == 0
+    env.close()
+    assert closed == ["gripper", "blocksworld"]
+    offered = [n for n, _ in inspect.getmembers(PDDLWorldsToolEnv, predicate=inspect.isfunction)]
+    assert "close" not in offered and "close" in dir(PDDLWorldsToolEnv) and PDDLWorldsToolEnv.close.__doc__
+
+
 def test_tool_env_methods_are_the_tools_trl_offers() -> None:
     """TRL offers every public function of the class but `reset` and `get_reward`, described from its
     docstring by transformers' own schema reader."""
