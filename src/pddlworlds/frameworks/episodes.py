@@ -21,9 +21,13 @@ from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
 __all__ = [
-    "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
+    "STEP_INFO_KEYS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
     "offers_impossible_by_default", "reset_kwargs", "shown",
 ]
+
+#: The keys every reset's and step's `info` has (`env.StepInfo`'s, in its order), which an adapter passes on
+#: as they are (an OpenEnv observation and back); `valid_actions` and `claimed_impossible` come only sometimes.
+STEP_INFO_KEYS: tuple[str, ...] = tuple(k for k in StepInfo.__annotations__ if k in StepInfo.__required_keys__)
 
 #: The most steps an episode may be given (a bound on what a remote caller can ask a session to hold).
 MAX_STEPS_LIMIT = 10_000

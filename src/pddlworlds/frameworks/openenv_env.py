@@ -32,7 +32,7 @@ from ..env import ACTION_MAX_LENGTH
 from ..host import bind_port, url_host
 from ..version import __version__
 from . import DEFAULT_MAX_SESSIONS, missing_extra
-from .episodes import Episode, EpisodeOptions, Turn, check_action_text
+from .episodes import STEP_INFO_KEYS, Episode, EpisodeOptions, Turn, check_action_text
 from .openenv_guard import CONNECTION, Connection, Guard
 
 try:
@@ -128,23 +128,9 @@ def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsOb
         done=turn.done,
         reward=None if reset else turn.reward,
         text=turn.observation,
-        goal=info["goal"],
-        domain=info["domain"],
-        split=info["split"],
-        problem=info["problem"],
-        profile=info["profile"],
-        step=info["step"],
-        progress=info["progress"],
-        success=info["success"],
         terminated=turn.terminated,
         truncated=turn.truncated,
-        action_valid=info["action_valid"],
-        action_kind=info["action_kind"],
-        action=info["action"],
-        error=info["error"],
-        optimal_length=info["optimal_length"],
-        solvable=info["solvable"],
-        cost=info["cost"],
+        **{key: info[key] for key in STEP_INFO_KEYS},
         claimed_impossible=info.get("claimed_impossible"),
         valid_actions=info.get("valid_actions", listing),
     )
