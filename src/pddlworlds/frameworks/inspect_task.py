@@ -27,10 +27,10 @@ import gymnasium as gym
 
 # Absolute imports: `inspect eval path/to/inspect_task.py@gripper` loads this file as a module of its own.
 from pddlworlds.agents.registry import AGENTS, make_agent
-from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.frameworks import missing_extra
 from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, make_env, reset_kwargs
 from pddlworlds.records import EpisodeRecord, StepRecord
+from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION
 from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE

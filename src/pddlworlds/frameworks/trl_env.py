@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from types import MethodType
-from typing import Any
+from typing import Any, Self
 
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from .episodes import Episode, EpisodeOptions, Turn, check_action_text
@@ -30,7 +30,7 @@ from .episodes import Episode, EpisodeOptions, Turn, check_action_text
 __all__ = ["PDDLWorldsToolEnv", "first_prompt", "not_a_tool"]
 
 
-class not_a_tool:  # noqa: N801 - used as a decorator, like `property`
+class not_a_tool:  # lower case: used as a decorator, like `property`
     """A public method TRL does not offer the model as a tool: TRL offers every plain function of the
     environment's class (`inspect.isfunction`) but `reset` and `get_reward`, and this is no function on the
     class, only a method on an instance."""
@@ -127,7 +127,7 @@ class PDDLWorldsToolEnv:
         `with` block). In process, a closed environment plays again after a reset."""
         self._episode.close()
 
-    def __enter__(self) -> PDDLWorldsToolEnv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
