@@ -1,7 +1,7 @@
 """The admissible-action setting offline: which replies the agents offer a scoring model, how HiAgent's
 subgoal line is written before the scored action, how the setting reaches config.json and the report's
 header, and that backends which cannot score texts are refused. (The scoring itself, on the real model:
-tests/test_scoring_embedded.py.)"""
+tests/llm/test_scoring_embedded.py.)"""
 
 from __future__ import annotations
 

@@ -552,7 +552,7 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
         f"Subgoal: {SUBGOAL_1}\nAction: {PLAN[0]}",
     ]
     # Replies without content are the model's (invalid steps); endpoint faults (invalid JSON, 5xx after the
-    # retries, no choices) raise LLMServiceError instead: tests/test_evaluation.py covers those.
+    # retries, no choices) raise LLMServiceError instead: tests/evaluation/test_evaluation.py covers those.
     failures = ["null", "empty", "null"]
     record, requests, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
     t = record.trajectory
@@ -675,7 +675,7 @@ def test_action_lines_use_the_domain_text() -> None:
 def test_every_domain_has_a_fixed_example_that_replays() -> None:
     """Each shipped domain's example.json replays step for step in the environment on example.pddl, in both
     observation modes, reaches the goal, shows every detour, and its problem is in no split (but Gripper's,
-    one of the pinned `heldout` split's: tests/test_impossible.py)."""
+    one of the pinned `heldout` split's: tests/unsolvable/test_impossible.py)."""
     for name, domain in domains().items():
         path = examples.example_file(domain.folder)
         data = json.loads(path.read_text())

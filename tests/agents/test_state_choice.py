@@ -1,7 +1,7 @@
 """The state-choice setting offline: the environment it needs, the candidates and ranking rules, the state
 always in view, HiAgent's summariser reading changes, the run's configuration, and the planner's teacher
 for both of HiAgent's levels (subgoal lines from the plan's goal conditions, summaries from what changed).
-(Scoring on the real model: tests/test_scoring_embedded.py.)"""
+(Scoring on the real model: tests/llm/test_scoring_embedded.py.)"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from pddlworlds.artefacts.runs import (
 )
 from pddlworlds.records import EpisodeRecord
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def line(problem: str, **extra) -> dict:

@@ -15,7 +15,7 @@ from pddlworlds.evaluation import RunPlan, run_evaluation
 from pddlworlds.records import EpisodeRecord, RecordError, check_stored
 from pddlworlds.viewer import ViewerWarning, read_run
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 WALKER = "pw_eval_agents:walker"
 PLAN = RunPlan(agents=[WALKER], problems={"blocksworld": ["problem1", "problem2"]}, max_steps=4)
 

@@ -30,10 +30,10 @@ from pddlworlds.reports.report import write_report
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
 from pddlworlds.worlds.catalogue import domains
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 FIXTURE_RUN = FIXTURES / "eval_run"
 WALKER = "pw_eval_agents:walker"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

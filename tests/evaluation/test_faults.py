@@ -22,8 +22,8 @@ from pddlworlds.evaluation import RunPlan, RunStore, run_evaluation
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
-FIXTURES = Path(__file__).parent / "fixtures"
-REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
 CHATTER = "pw_eval_agents:chatter"
 WALKER = "pw_eval_agents:walker"
 

@@ -25,7 +25,7 @@ pytest.importorskip("openai")
 
 HEADING = "Insights from earlier episodes (rules that helped before; follow them where they apply):"
 RULES = "ADD general: Check the valid actions before acting.\n- add domain: Unstack the top block first.\nwhatever"
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def responder(messages: list[dict]) -> str:

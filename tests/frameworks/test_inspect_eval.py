@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
 NAME = "pddlworlds-inspect-test"
 STEPS = 3
-TASK_FILE = Path(__file__).resolve().parents[1] / "src" / "pddlworlds" / "frameworks" / "inspect_task.py"
+TASK_FILE = Path(__file__).resolve().parents[2] / "src" / "pddlworlds" / "frameworks" / "inspect_task.py"
 
 
 def run(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:

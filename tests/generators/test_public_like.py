@@ -40,7 +40,7 @@ from pddlworlds.training.problems import (
 )
 from pddlworlds.worlds.catalogue import domains, load_task
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FAMILY = FAMILIES["public-like"]
 SET = HELD_OUT_SETS["public-like"]
 #: The public problems' patterns of hub goals (`profiles.hub_pattern`).

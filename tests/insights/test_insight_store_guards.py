@@ -21,7 +21,7 @@ from pddlworlds.insights.store import MAX_JSON_DEPTH, MAX_STORE_BYTES, lock_stor
 pytest.importorskip("openai")
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 PLAN = ["unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3", "pickup b2", "stack b2 on b1",

@@ -15,7 +15,7 @@ from pddlworlds.llm.kv_cache import PromptStates, common_prefix
 
 #: A HiAgent and a STANDARD episode's model calls (Blocksworld, embedded model with the shipped adapter),
 #: recorded by running both agents; see the file's "origin".
-PROMPTS = Path(__file__).parent / "fixtures" / "embedded_prompts.json"
+PROMPTS = Path(__file__).parents[1] / "fixtures" / "embedded_prompts.json"
 #: Logit gap under which two greedy choices are a near-tie that another batch shape may flip.
 NEAR_TIE = 0.25
 

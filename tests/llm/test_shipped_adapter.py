@@ -40,7 +40,7 @@ def test_every_adapter_in_models_has_a_card_with_its_sha256_and_fits_a_submissio
     the 300 MB a shipped file may have."""
     from pathlib import Path
 
-    models = Path(__file__).resolve().parents[1] / "models"
+    models = Path(__file__).resolve().parents[2] / "models"
     adapters = sorted(models.glob("*.gguf"))
     assert adapters
     for adapter in adapters:

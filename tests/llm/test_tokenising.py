@@ -94,7 +94,7 @@ def test_count_tokens_of_recorded_prompts_and_replies_is_unchanged(vocab) -> Non
     from pddlworlds.llm import EmbeddedLLM
 
     llm = EmbeddedLLM(n_threads=1, lora_path="none")
-    calls = json.loads((Path(__file__).parent / "fixtures" / "embedded_prompts.json").read_text())["calls"]
+    calls = json.loads((Path(__file__).parents[1] / "fixtures" / "embedded_prompts.json").read_text())["calls"]
     texts = [content for call in calls for _, content in call["messages"]] + [call["reply"] for call in calls]
     assert len(texts) > 30
     for text in texts:

@@ -39,7 +39,7 @@ INDEX_ROWS = [r for r in read_index() if r.get("length", "").isdigit()]
 
 def _distinct_tasks(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """The first row of each (domain, problem, file content): a mixed split's solvable problems are copies
-    of its base split's files (tests/test_impossible.py), and a plan file is shared by problem name, so a
+    of its base split's files (tests/unsolvable/test_impossible.py), and a plan file is shared by problem name, so a
     copy would replay the same plan on the same task again."""
     seen, kept = set(), []
     for row in rows:

@@ -26,7 +26,7 @@ from pddlworlds.published import (
 from pddlworlds.viewer import build_html, page_data, read_run
 from pddlworlds.worlds.catalogue import domains
 
-FIXTURE_RUN = Path(__file__).parent / "fixtures" / "eval_run"
+FIXTURE_RUN = Path(__file__).parents[1] / "fixtures" / "eval_run"
 
 #: The means of the published files' README (AgentBoard's leaderboard table to the rounding): SR %, PR %.
 README_MEANS = {

@@ -23,7 +23,7 @@ from pddlworlds.llm import OpenAICompatibleLLM
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
-PROMPTS = Path(__file__).parent / "fixtures" / "agentboard_prompts.json"
+PROMPTS = Path(__file__).parents[1] / "fixtures" / "agentboard_prompts.json"
 
 
 def test_prompt_file_loads_with_its_hash_and_game_names() -> None:

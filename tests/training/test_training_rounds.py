@@ -498,7 +498,7 @@ def test_validate_script_compares_two_adapters_without_playing(tmp_path):
     import subprocess
     import sys
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
 
     def write(name, solved, adapter):
         rows = [{"agent": "hiagent", "domain": "blocksworld", "problem": f"h{seed}-{level}-01", "success": i < solved,

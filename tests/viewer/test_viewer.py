@@ -22,7 +22,7 @@ from pddlworlds.cli import main
 from pddlworlds.viewer import ViewerError, ViewerWarning, build_html, page_data, picture_of, read_run
 from pddlworlds.viewer.pagedata import progress_curve, step_tokens, summary
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 EVAL_RUN = FIXTURES / "eval_run"
 VIEWER_RUN = FIXTURES / "viewer_run"
 
@@ -263,7 +263,7 @@ def test_cli_names_a_bad_folder(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_serve_on_localhost(tmp_path: Path) -> None:
     folder = copy_run(tmp_path)
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     proc = subprocess.Popen(
         [sys.executable, "-m", "pddlworlds.cli", "view", str(folder), "--serve", "--no-replay"],
         stdout=subprocess.PIPE,

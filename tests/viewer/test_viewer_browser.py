@@ -3,7 +3,7 @@
 Needs Playwright's Python package and Debian's `chromium` (no browser download); skipped, with the reason,
 where either is missing. Saves screenshots of the three pages (viewer-run.png, viewer-episode.png,
 viewer-compare.png) into the test's temporary folder, or into `$PDDLWORLDS_SCREENSHOTS` when set: the
-README's pictures are made with `PDDLWORLDS_SCREENSHOTS=docs pytest tests/test_viewer_browser.py`, so an
+README's pictures are made with `PDDLWORLDS_SCREENSHOTS=docs pytest tests/viewer/test_viewer_browser.py`, so an
 ordinary test run never rewrites tracked files.
 """
 
@@ -22,7 +22,7 @@ from pddlworlds.testing.browser import launch, unavailable_reason
 REASON = unavailable_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser test skipped: {REASON}")
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 
 

@@ -15,7 +15,7 @@ import pytest
 from pddlworlds.worlds.grounding import GroundTask, ground
 from pddlworlds.worlds.pddl import PDDLError, SizeLimitError, read_task
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pddl"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "pddl"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "domain.pddl").is_file())
 
 
@@ -370,7 +370,7 @@ def test_unicode_names(tmp_path: Path) -> None:
 def _ipc_check():
     import importlib.util
 
-    path = Path(__file__).parent.parent / "scripts" / "ipc_check.py"
+    path = Path(__file__).parents[2] / "scripts" / "ipc_check.py"
     spec = importlib.util.spec_from_file_location("ipc_check", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
