@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE
+from pddlworlds.artefacts.runs import CONFIG_FILE, EPISODES_FILE, json_line, read_episodes
 from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 
 AGENTS = ("hiagent", "standard")
@@ -176,8 +176,7 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
         "prompts_version": "synthetic",
     }
     (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2))
-    with open(folder / EPISODES_FILE, "w") as handle:
-        handle.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+    (folder / EPISODES_FILE).write_bytes(b"".join(json_line(line) for line in lines))  # the run folder's own line form
 
 
 def measure(page: Path, repeats: int) -> tuple[list[float], list[float], list[float], list[float]]:
@@ -248,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     built = time.perf_counter() - t
     jsonl_mb = (folder / EPISODES_FILE).stat().st_size / 1e6
     page_mb = page.stat().st_size / 1e6
-    steps = sum(json.loads(line)["steps"] for line in (folder / EPISODES_FILE).read_text().splitlines())
+    steps = sum(line["steps"] for line in read_episodes(folder / EPISODES_FILE).lines)
     print(
         f"run: {args.episodes} episodes, {steps} steps, {EPISODES_FILE} {jsonl_mb:.1f} MB (made in {made:.1f} s)"
     )

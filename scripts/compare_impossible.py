@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from pddlworlds.artefacts.runs import read_run
-from pddlworlds.evaluation.unsolvable import records_from_lines, success_with_and_without
+from pddlworlds.scoring.unsolvable import records_from_lines, success_with_and_without
 
 
 def main(argv: list[str] | None = None) -> int:

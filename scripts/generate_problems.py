@@ -2,7 +2,7 @@
 """Write the seeded `generated` split: pddl_domains/<domain>/problems/generated/<level>-<nn>.pddl.
 
 A thin wrapper around `pddlworlds.generators.generate_split`; see that module for the sizes per level.
-The same seed always writes byte-identical files, and tests/test_generators.py checks that the shipped
+The same seed always writes byte-identical files, and tests/generators/test_generators.py checks that the shipped
 files equal a fresh generation with the default seed, so rerun this after changing the generators.
 
 Examples::

@@ -2,8 +2,8 @@
 """Write the unsolvable variants, their proofs, and the `impossible` and mixed splits.
 
 For each domain and each base split (`agentboard`, `generated`) it derives about one unsolvable variant
-per four solvable problems (`pddlworlds.unsolvable.variants.derive`, seeded), keeps a variant only when
-`pddlworlds.unsolvable.variants.prove` proves it unsolvable, and writes:
+per four solvable problems (`pddlworlds.generators.unsolvable.derive`, seeded), keeps a variant only when
+`pddlworlds.generators.unsolvable.prove` proves it unsolvable, and writes:
 
 * `pddl_domains/<d>/problems/impossible/`: every variant;
 * `pddl_domains/<d>/problems/<base>-mixed/`: the base split's problems (byte-identical copies) plus that
@@ -30,7 +30,7 @@ from pddlworlds.worlds.pddl import ignore_normalisation_warnings, domain_constan
 from pddlworlds.planning import update_index
 from pddlworlds.artefacts.plans import read_index
 from pddlworlds.artefacts.proofs import Proof, read_proofs, write_proofs
-from pddlworlds.unsolvable.variants import DEFAULT_SEED, DEFAULT_STATE_CAP, derive, prove, trivial_reason, write_variant
+from pddlworlds.generators.unsolvable import DEFAULT_SEED, DEFAULT_STATE_CAP, derive, prove, trivial_reason, write_variant
 
 BASE_SPLITS = ("agentboard", "generated")
 IMPOSSIBLE_SPLIT = "impossible"

@@ -46,6 +46,8 @@ import up_fast_downward
 from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
 from pddlworlds.worlds.pddl import domain_constants, normalise_domain, normalise_problem
 from pddlworlds.planning import (
+    PLANNERS,
+    get_planner,
     parse_plan,
     planner_version,
     read_index,
@@ -53,6 +55,7 @@ from pddlworlds.planning import (
     validate_plan,
     write_plan_file,
 )
+from pddlworlds.planning.configs import DRIVER
 from pddlworlds.planning.store import index_file
 from pddlworlds.planning.worker import run_killable
 
@@ -68,18 +71,10 @@ CHECK_COLUMNS = [
     "solve_time_s",
 ]
 
-MERGE_AND_SHRINK = (
-    "merge_and_shrink(shrink_strategy=shrink_bisimulation(greedy=false),"
-    "merge_strategy=merge_sccs(order_of_sccs=topological,"
-    "merge_selector=score_based_filtering(scoring_functions=[goal_relevance(),dfp(),total_order()])),"
-    "label_reduction=exact(before_shrinking=true,before_merging=false),"
-    "max_states=50k,threshold_before_merge=1)"
-)
-
-
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """A named Fast Downward search configuration."""
+    """A planner configuration of `pddlworlds.planning` (the one table of them) as this script runs it: its
+    arguments to the search binary itself, under this script's short name."""
 
     name: str
     search_args: tuple[str, ...]
@@ -92,38 +87,34 @@ class Config:
         return " ".join(" ".join(self.search_args).split())
 
 
-def _astar(name: str, search: str, proof: str) -> Config:
-    return Config(name, ("--search", search), True, proof)
+def from_planner(planner: str, name: str) -> Config:
+    """The registered configuration `planner` for the search binary: its search string, or its alias
+    expanded by the bundled driver (so ``lama-first`` matches the driver's exactly)."""
+    config = get_planner(planner)
+    if config.engine != DRIVER:
+        raise ValueError(f"{planner}: this script runs Fast Downward's own configurations, not {config.engine}")
+    if "alias" in config.params:
+        sys.path.insert(0, str(FD_ROOT))
+        try:
+            from driver import aliases  # type: ignore[import-not-found]
+        finally:
+            sys.path.pop(0)
+        args = tuple(aliases.ALIASES[str(config.params["alias"])])
+    else:
+        args = tuple(config.driver_args(None))
+    return Config(name, args, config.admissible, config.proof)
 
 
-_ASTAR_PROOF = "A* with admissible heuristic {h} finished"
-_ACSS = ("; atom-centric stubborn sets keep an optimal plan from every state "
-         "(optimality-preserving partial-order reduction)")
-
-CONFIGS: dict[str, Config] = {c.name: c for c in [
-    _astar("lmcut", "astar(lmcut())", _ASTAR_PROOF.format(h="LM-cut")),
-    _astar("lmcut-acss", "astar(lmcut(),pruning=atom_centric_stubborn_sets())",
-           _ASTAR_PROOF.format(h="LM-cut") + _ACSS),
-    _astar("ms-bisim", f"astar({MERGE_AND_SHRINK})",
-           _ASTAR_PROOF.format(h="merge-and-shrink (bisimulation, 50k states)")),
-    _astar("ms-bisim-acss", f"astar({MERGE_AND_SHRINK},pruning=atom_centric_stubborn_sets())",
-           _ASTAR_PROOF.format(h="merge-and-shrink (bisimulation, 50k states)") + _ACSS),
-    _astar("ipdb", "astar(ipdb())", _ASTAR_PROOF.format(h="iPDB")),
-    _astar("cegar", "astar(cegar())", _ASTAR_PROOF.format(h="additive Cartesian CEGAR")),
-    _astar("max-lmcut-cegar", "astar(max([lmcut(),cegar()]))",
-           _ASTAR_PROOF.format(h="max(LM-cut, CEGAR)")),
-    _astar("blind", "astar(blind())", _ASTAR_PROOF.format(h="blind")),
-]}
+#: `--config`: the admissible searches `planning.configs` registers for proofs ("fd-opt-lmcut" is "lmcut").
+CONFIGS: dict[str, Config] = {
+    name.removeprefix("fd-opt-"): from_planner(name, name.removeprefix("fd-opt-"))
+    for name in PLANNERS if name.startswith("fd-opt-") and PLANNERS[name].proof
+}
 
 
 def _lama_first() -> Config:
-    """The ``lama-first`` alias, taken from the bundled driver so that it matches exactly."""
-    sys.path.insert(0, str(FD_ROOT))
-    try:
-        from driver import aliases  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
-    return Config("lama-first", tuple(aliases.ALIASES["lama-first"]), False, "")
+    """The upper bound when a proof fails: the registry's ``fd-sat`` (lama-first)."""
+    return from_planner("fd-sat", "lama-first")
 
 
 @dataclasses.dataclass(frozen=True)

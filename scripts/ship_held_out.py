@@ -3,7 +3,7 @@
 
 The files are `held_out_problems(..., set_name=SET)` byte for byte, named as the set names them (the
 public-like set: `pl<seed>-<level>-01`, split `heldout`); a file of the split that is not in the set is
-removed. tests/test_public_like.py checks that the shipped files are the set's, so rerun this after
+removed. tests/generators/test_public_like.py checks that the shipped files are the set's, so rerun this after
 changing the set or its generators (then `scripts/generate_expert_plans.py --splits heldout`).
 
 Examples::

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.steps < 1 or args.generations < 2:
         parser.error("--steps must be at least 1 and --generations at least 2 (GRPO compares rollouts)")
-    from pddlworlds.frameworks.trl_grpo import grpo_example
+    from pddlworlds.training.trl_grpo import grpo_example
 
     with tempfile.TemporaryDirectory(prefix="pddlworlds-grpo-") as tmp:
         report = grpo_example(

@@ -52,7 +52,7 @@ P2 = """(define (problem p2) (:domain briefcase)
 #: p1 solved, in the words the environment reads without a text.toml.
 P1_PLAN = ["put-in paper home", "move home office", "take-out paper"]
 SPLIT = "train"
-#: A shipped problem a stored proof says is unsolvable (tests/test_frameworks_parity.py plays it).
+#: A shipped problem a stored proof says is unsolvable (tests/frameworks/test_frameworks_parity.py plays it).
 SHIPPED_UNSOLVABLE = ("blocksworld", "agentboard-mixed", "problem2-missing-b1")
 
 

@@ -76,3 +76,14 @@ def test_no_module_is_over_450_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
     }
     assert long == {}
+
+
+def test_test_folders_mirror_the_package_and_test_names_are_unique() -> None:
+    """tests/<name>/ holds the tests of `pddlworlds.<name>` (a package or a module); the whole-package tests,
+    conftest.py and fixtures/ stay at the root. pytest imports a test file by its base name (no __init__.py),
+    so two test files of one name in different folders would clash: none may."""
+    tests = REPO / "tests"
+    folders = sorted(p.name for p in tests.iterdir() if p.is_dir() and p.name not in ("fixtures", "__pycache__"))
+    assert [f for f in folders if not (SRC / f).is_dir() and not (SRC / f"{f}.py").is_file()] == []
+    names = [p.name for p in tests.rglob("test_*.py") if "fixtures" not in p.relative_to(tests).parts]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

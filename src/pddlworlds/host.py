@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import os
+import socket
 from pathlib import Path
 
-__all__ = ["cache_dir", "default_threads"]
+__all__ = ["bind_port", "cache_dir", "default_threads", "is_loopback", "url_host"]
 
 
 def cache_dir(kind: str) -> Path:
@@ -26,3 +29,36 @@ def default_threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def bind_port(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port as uvicorn binds one (IPv6 for an address with ':', else IPv4), not yet
+    listening: a server takes the port before it announces anything, and listens when it is ready. A
+    failure is an OSError in words ("cannot listen on HOST:PORT: the port is in use")."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if isinstance(exc, socket.gaierror):
+            reason = f"unknown host ({exc.strerror})"
+        else:
+            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
+        raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
+
+
+def url_host(host: str) -> str:
+    """`host` as a URL names it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is reachable only from this machine (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

@@ -81,6 +81,13 @@ class StepRecord:
     def total_prompt_tokens(self) -> int:
         return sum(c.prompt_tokens for c in self.calls) if self.calls else self.prompt_tokens
 
+    @classmethod
+    def of_step(cls, action: str, observation: str, info: Mapping[str, Any], **details: Any) -> StepRecord:
+        """The record of one `env.step(action)` from what it returned (`info` is an `env.StepInfo`), with the
+        model-side `details` of the call that chose the action: what `Agent.run` and the adapters store."""
+        return cls(index=info["step"], action=action, observation=observation, valid=bool(info["action_valid"]),
+                   action_kind=info["action_kind"], progress=float(info["progress"]), **details)
+
 
 @dataclass
 class EpisodeRecord:
@@ -103,6 +110,28 @@ class EpisodeRecord:
     error: str | dict[str, Any] | None = None  # a failure outside the agent's control: {kind, message, count}
     solvable: bool | None = None  # False: a stored proof says no plan exists; None: unknown (older records)
     claimed_impossible: bool = False  # the episode ended on the agent's `impossible`
+
+    @classmethod
+    def of_episode(
+        cls,
+        agent: str,
+        seed: int | None,
+        first: tuple[str, Mapping[str, Any]],
+        last_info: Mapping[str, Any],
+        trajectory: list[StepRecord],
+        run_time_s: float,
+        **extra: Any,
+    ) -> EpisodeRecord:
+        """An episode's record from its reset (`first`: the observation and info) and its last step's info,
+        as `Agent.run` and the framework adapters store one alike; `extra`: flags, model, memory."""
+        observation, info = first
+        return cls(
+            agent=agent, domain=info["domain"], split=info["split"], problem=info["problem"], seed=seed,
+            success=bool(last_info["success"]), progress=float(last_info["progress"]), steps=int(last_info["step"]),
+            optimal_length=info.get("optimal_length"), run_time_s=run_time_s, goal=info["goal"],
+            initial_observation=observation, trajectory=trajectory, solvable=info.get("solvable"),
+            claimed_impossible=bool(last_info.get("claimed_impossible", False)), **extra,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -9,15 +9,17 @@ never imported pddlworlds.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.wrappers import TimeLimit
 
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
+from .worlds.profiles import DEFAULT_PROFILE
 
 __all__ = ["ENTRY_POINT", "FILES_ID", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env",
-           "files_env", "make_domain_env"]
+           "files_env", "domain_env_kwargs", "make_domain_env"]
 
 ENTRY_POINT = "pddlworlds.env:PDDLTextEnv"
 #: The id that plays PDDL files of your own: `gym.make(FILES_ID, domain_file=..., problem_file=...)`.
@@ -62,6 +64,30 @@ def make_domain_env(domain: str, domains_root: str | Path | None = None, **kwarg
     spec = EnvSpec(id=ROOT_ID, entry_point=ENTRY_POINT, max_episode_steps=DEFAULT_MAX_EPISODE_STEPS,
                    kwargs={"domain": domain, "domains_root": str(domains_root)})
     return gym.make(spec, **kwargs)
+
+
+def domain_env_kwargs(
+    split: str,
+    max_steps: int,
+    *,
+    profile: str = DEFAULT_PROFILE,
+    reward: str = "progress",
+    observation_mode: str | None = None,
+    allow_impossible: bool = False,
+) -> dict[str, Any]:
+    """`make_domain_env` keywords for an episode's choices (the problem is chosen at reset), the defaults
+    left out: `pddlworlds eval` and the framework adapters both make their environments from these, so
+    equal choices give equal keywords (and one environment kept for them)."""
+    kwargs: dict[str, Any] = {"split": split, "max_episode_steps": max_steps}
+    if profile != DEFAULT_PROFILE:
+        kwargs["profile"] = profile
+    if reward != "progress":
+        kwargs["reward"] = reward
+    if observation_mode is not None:
+        kwargs["observation_mode"] = observation_mode
+    if allow_impossible:
+        kwargs["allow_impossible"] = True
+    return kwargs
 
 
 def files_env(

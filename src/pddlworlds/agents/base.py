@@ -59,34 +59,8 @@ class Agent:
             details = self.step_details()
             observation, _, terminated, truncated, info = env.step(action)
             self.observe(action, observation, info)
-            trajectory.append(
-                StepRecord(
-                    index=info["step"],
-                    action=action,
-                    observation=observation,
-                    valid=bool(info["action_valid"]),
-                    action_kind=info["action_kind"],
-                    progress=float(info["progress"]),
-                    **details,
-                )
-            )
-        return EpisodeRecord(
-            agent=self.name,
-            domain=first_info["domain"],
-            split=first_info["split"],
-            problem=first_info["problem"],
-            seed=seed,
-            success=bool(info["success"]),
-            progress=float(info["progress"]),
-            steps=int(info["step"]),
-            optimal_length=first_info.get("optimal_length"),
-            run_time_s=time.perf_counter() - start,
-            goal=first_info["goal"],
-            initial_observation=first_observation,
-            flags=self.flags(),
-            model=self.model,
-            trajectory=trajectory,
-            memory=self.memory(),
-            solvable=first_info.get("solvable"),
-            claimed_impossible=bool(info.get("claimed_impossible", False)),
+            trajectory.append(StepRecord.of_step(action, observation, info, **details))
+        return EpisodeRecord.of_episode(
+            self.name, seed, (first_observation, first_info), info, trajectory, time.perf_counter() - start,
+            flags=self.flags(), model=self.model, memory=self.memory(),
         )

@@ -44,10 +44,12 @@ __all__ = [
     "SkippedLine",
     "StoredEpisode",
     "config_problem",
+    "config_setting",
     "episode_key",
     "episodes_file",
     "is_errored",
     "json_line",
+    "planned_episodes",
     "read_config",
     "read_episodes",
     "read_run",
@@ -348,6 +350,19 @@ def config_problem(config: Any, *, page_safe: bool = False) -> str | None:
     if nesting_depth(config) > MAX_DEPTH:
         return f"nested deeper than {MAX_DEPTH} levels"
     return fields_problem(CONFIG_FIELDS, config, page_safe=page_safe)
+
+
+def config_setting(config: Mapping[str, Any]) -> str:
+    """The setting a stored configuration names: `setting`, or the `decoding` key runs made before settings
+    had names wrote ("admissible"), else "free"."""
+    return str(config.get("setting") or config.get("decoding") or "free")
+
+
+def planned_episodes(config: Mapping[str, Any]) -> int:
+    """How many episodes a stored configuration plans: every agent on every problem with every seed (the
+    length of `evaluation.RunPlan.episodes()` for the plan the config was built from)."""
+    problems = sum(len(names) for names in config.get("problems", {}).values())
+    return len(config.get("agents", {})) * problems * len(config.get("seeds", [0]))
 
 
 def read_config(

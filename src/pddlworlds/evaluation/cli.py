@@ -45,12 +45,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .analysis import RunAnalysis, load_analysis
+    from ..reports.analysis import RunAnalysis, load_analysis
+    from ..reports.report import write_report
+    from ..reports.report_tables import print_main_table
     from .errors import RunStopped
-    from .report import write_report
     from .runner import run_evaluation
     from .store import path_problem
-    from .report_tables import print_main_table
 
     try:
         plan = build_plan(args)
@@ -131,10 +131,10 @@ def _fault_list(errored: list[dict[str, Any]], out: Any, shown: int = 20) -> str
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .analysis import load_analysis
-    from .report import write_report
+    from ..reports.analysis import load_analysis
+    from ..reports.report import write_report
+    from ..reports.report_tables import print_main_table
     from .store import path_problem
-    from .report_tables import print_main_table
 
     try:
         analysis = load_analysis(args.out)
@@ -159,7 +159,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import json
 
     from ..files import atomic_write
-    from .comparison import compare_runs, comparison_table
+    from ..reports.comparison import compare_runs, comparison_table
     from .store import path_problem
 
     try:

@@ -9,10 +9,10 @@ from typing import Any
 from ..files import file_sha256
 from ..llm import NO_MODEL
 from ..worlds.profiles import DEFAULT_PROFILE
-from .spec import RunPlan, config_setting
+from .spec import RunPlan
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "comparable_with_published", "config_differences", "setting_words"]
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences"]
 
 
 CONFIG_FORMAT = 1
@@ -72,34 +72,6 @@ def build_config(
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
     return config
-
-
-def comparable_with_published(config: dict[str, Any]) -> bool:
-    """Whether a run may stand beside published numbers: its setting may (`Setting.comparable`: free
-    decoding, as every published run) and its observations do not show the whole state (`fluents`, which
-    no published run saw). The profile is the report's own question (AgentBoard's models need theirs)."""
-    from ..agents.settings import SETTINGS
-
-    name = config_setting(config)
-    return name in SETTINGS and SETTINGS[name].comparable and config.get("observation_mode") != "fluents"
-
-
-def setting_words(config: dict[str, Any]) -> str:
-    """The setting the run's LLM agents played in, in words (the report's header)."""
-    from ..agents.settings import SETTINGS
-
-    name = config_setting(config)
-    setting = SETTINGS[name] if name in SETTINGS else None
-    words = setting.summary if setting is not None else "a setting this version does not know"
-    rule = config.get("choice_score")
-    if rule:
-        words += f"; candidates ranked by **{rule}** instead"
-    mode = config.get("observation_mode")
-    if mode and (setting is None or setting.observation_mode != mode):
-        words += f"; observation mode **{mode}**"
-    if name == "free":
-        return f"**free** ({words})"
-    return f"**{name}** ({words}; not comparable with published numbers, which are all free decoding)"
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -13,7 +13,6 @@ from typing import Any
 
 from ..llm import BackendSpec, LLMServiceError, LLMUnavailableError, for_cache_owner
 from ..records import EpisodeRecord
-from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import EpisodeSpec, resolve_agent
 from .store import utc_now
 
@@ -56,24 +55,17 @@ def init_worker(backend: BackendSpec) -> None:
 
 
 def env_for(spec: EpisodeSpec) -> Any:
-    """One environment per (domain and its root, split, budget, profile, impossible offered, observation
-    mode) per thread, reused."""
-    from ..registration import make_domain_env  # importing the package registered the environments
+    """One environment per (domain and its root, `registration.domain_env_kwargs`) per thread, reused."""
+    from ..registration import domain_env_kwargs, make_domain_env  # importing it registered the environments
 
     envs = getattr(_LOCAL, "envs", None)
     if envs is None:
         envs = _LOCAL.envs = {}
-    key = (spec.domain, spec.domains_root, spec.split, spec.max_steps, spec.profile, spec.allow_impossible,
-           spec.observation_mode)
+    kwargs = domain_env_kwargs(spec.split, spec.max_steps, profile=spec.profile,
+                               observation_mode=spec.observation_mode, allow_impossible=spec.allow_impossible)
+    key = (spec.domain, spec.domains_root, *sorted(kwargs.items()))
     if key not in envs:
-        options: dict[str, Any] = {"profile": spec.profile} if spec.profile != DEFAULT_PROFILE else {}
-        if spec.allow_impossible:
-            options["allow_impossible"] = True
-        if spec.observation_mode is not None:
-            options["observation_mode"] = spec.observation_mode
-        envs[key] = make_domain_env(
-            spec.domain, spec.domains_root, split=spec.split, max_episode_steps=spec.max_steps, **options
-        )
+        envs[key] = make_domain_env(spec.domain, spec.domains_root, **kwargs)
     return envs[key]
 
 

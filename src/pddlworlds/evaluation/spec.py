@@ -22,12 +22,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BackendSpec",
-    "config_setting",
     "EpisodeSpec",
     "RunPlan",
     "agent_names",
     "resolve_agent",
-    "specs_from",
 ]
 
 
@@ -151,29 +149,3 @@ class RunPlan:
 
     def needs_llm(self) -> bool:
         return any(resolve_agent(a, self.prompt_file, self.setting, self.choice_score)[1] for a in self.agents)
-
-
-def specs_from(config: dict[str, Any]) -> list[EpisodeSpec]:
-    """The planned episodes of a stored config (what a report compares the file against)."""
-    plan = RunPlan(
-        agents=list(config.get("agents", {})),
-        problems={d: list(p) for d, p in config.get("problems", {}).items()},
-        split=config.get("split", DEFAULT_SPLIT),
-        seeds=list(config.get("seeds", [0])),
-        max_steps=int(config.get("max_steps") or DEFAULT_MAX_EPISODE_STEPS),
-        profile=config.get("profile", DEFAULT_PROFILE),
-        allow_impossible=bool(config.get("allow_impossible", False)),
-        prompt_file=(config.get("prompt_file") or {}).get("path"),
-        setting=config_setting(config),
-        choice_score=config.get("choice_score"),
-        observation_mode=config.get("observation_mode"),
-        domains_root=config.get("domains_root"),
-    )
-    return plan.episodes()
-
-
-
-def config_setting(config: dict[str, Any]) -> str:
-    """The setting a stored configuration names: `setting`, or the `decoding` key runs made before settings
-    had names wrote ("admissible"), else "free"."""
-    return str(config.get("setting") or config.get("decoding") or "free")

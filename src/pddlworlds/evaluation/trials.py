@@ -30,11 +30,11 @@ from ..artefacts.runs import is_errored
 from ..files import atomic_write, own_folder, refuse_folder_link
 from ..printable import markdown_cell
 from ..records import MAX_DEPTH, nesting_depth
+from ..scoring.metrics import aggregate
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from .configuration import config_differences
 from .episode import llm_for
 from .errors import EvaluationError, RunStopped
-from .metrics import aggregate
 from .runner import RunResult, run_evaluation
 from .spec import RunPlan
 from .store import RunStore
@@ -252,7 +252,7 @@ def write_trials_report(out: str | os.PathLike[str], memory: TrialMemory | None 
 def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
     """`eval --trials N` (and a memory, e.g. from --insights): run or resume the trials, write each
     trial's report, print SR/PR per trial."""
-    from .report import write_report
+    from ..reports.report import write_report
 
     result = run_trials(
         plan,

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from ..host import is_loopback
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
 from ..worlds.profiles import DEFAULT_PROFILE
 from ..worlds.text import OBSERVATION_MODES
@@ -43,7 +44,7 @@ def cmd_env_server(args: argparse.Namespace) -> int:
     else:  # the domains of this folder only, by name (a reset never names a path)
         defaults = EpisodeOptions.within(args.domains_root, chosen)
     try:
-        from .openenv_env import is_loopback, serve
+        from .openenv_env import serve
     except ImportError as exc:
         print(f"pddlworlds env-server: error: {exc}", file=sys.stderr)
         return 2

@@ -21,9 +21,13 @@ from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
 __all__ = [
-    "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
+    "STEP_INFO_KEYS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
     "offers_impossible_by_default", "reset_kwargs", "shown",
 ]
+
+#: The keys every reset's and step's `info` has (`env.StepInfo`'s, in its order), which an adapter passes on
+#: as they are (an OpenEnv observation and back); `valid_actions` and `claimed_impossible` come only sometimes.
+STEP_INFO_KEYS: tuple[str, ...] = tuple(k for k in StepInfo.__annotations__ if k in StepInfo.__required_keys__)
 
 #: The most steps an episode may be given (a bound on what a remote caller can ask a session to hold).
 MAX_STEPS_LIMIT = 10_000
@@ -162,17 +166,12 @@ class EpisodeOptions:
         return dataclasses.replace(moved, problem=self.problem)
 
     def env_kwargs(self) -> dict[str, Any]:
-        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset)."""
-        kwargs: dict[str, Any] = {"split": self.split, "max_episode_steps": self.max_steps}
-        if self.profile != DEFAULT_PROFILE:
-            kwargs["profile"] = self.profile
-        if self.reward != "progress":
-            kwargs["reward"] = self.reward
-        if self.observation_mode is not None:
-            kwargs["observation_mode"] = self.observation_mode
-        if self.offers_impossible:
-            kwargs["allow_impossible"] = True
-        return kwargs
+        """`gym.make` keywords (the split, profile, reward and budget; the problem is chosen at reset), as
+        `pddlworlds eval` makes its environments (`registration.domain_env_kwargs`)."""
+        from ..registration import domain_env_kwargs
+
+        return domain_env_kwargs(self.split, self.max_steps, profile=self.profile, reward=self.reward,
+                                 observation_mode=self.observation_mode, allow_impossible=self.offers_impossible)
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,10 @@ import gymnasium as gym
 
 # Absolute imports: `inspect eval path/to/inspect_task.py@gripper` loads this file as a module of its own.
 from pddlworlds.agents.registry import AGENTS, make_agent
-from pddlworlds.evaluation.metrics import episode_metrics
 from pddlworlds.frameworks import missing_extra
 from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, make_env, reset_kwargs
 from pddlworlds.records import EpisodeRecord, StepRecord
+from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION
 from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
@@ -57,7 +57,7 @@ __all__ = [
 INSPECT_AGENT = "react"
 #: Where a sample's store keeps the episode: {"options": ..., "turns": [...], "record": ...}.
 STORE_KEY = "pddlworlds_episode"
-#: The scores: our evaluation's per-episode values of these names (`evaluation.metrics.episode_metrics`).
+#: The scores: our evaluation's per-episode values of these names (`scoring.metrics.episode_metrics`).
 SCORES = ("success", "progress", "steps", "steps_over_optimal", "executability")
 
 INSTRUCTIONS = (
@@ -117,20 +117,10 @@ def _turn_dict(action: str | None, turn: Turn) -> dict[str, Any]:
 
 def record_of(log: StepLog, agent: str, model: str | None, seed: int | None, run_time_s: float) -> EpisodeRecord:
     """The episode record of a logged episode (as `Agent.run` makes one, without model-side fields)."""
-    first, last = log.turns[0]["info"], log.turns[-1]["info"]
-    trajectory = [
-        StepRecord(index=t["info"]["step"], action=t["action"], observation=t["observation"],
-                   valid=bool(t["info"]["action_valid"]), action_kind=t["info"]["action_kind"],
-                   progress=float(t["info"]["progress"]))
-        for t in log.turns[1:]
-    ]
-    return EpisodeRecord(
-        agent=agent, domain=first["domain"], split=first["split"], problem=first["problem"], seed=seed,
-        success=bool(last["success"]), progress=float(last["progress"]), steps=int(last["step"]),
-        optimal_length=first["optimal_length"], run_time_s=run_time_s, goal=first["goal"],
-        initial_observation=log.turns[0]["observation"], model=model, trajectory=trajectory,
-        solvable=first["solvable"], claimed_impossible=bool(last.get("claimed_impossible", False)),
-    )
+    first, last = log.turns[0], log.turns[-1]
+    trajectory = [StepRecord.of_step(t["action"], t["observation"], t["info"]) for t in log.turns[1:]]
+    return EpisodeRecord.of_episode(agent, seed, (first["observation"], first["info"]), last["info"], trajectory,
+                                    run_time_s, model=model)
 
 
 # ---- the tools of Inspect's agent ---------------------------------------------------------------

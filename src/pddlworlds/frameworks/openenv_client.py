@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import API_KEY_VARIABLE, missing_extra
-from .episodes import EpisodeOptions, EpisodeOver, Turn
+from .episodes import STEP_INFO_KEYS, EpisodeOptions, EpisodeOver, Turn
 from .openenv_env import PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState
 
 try:
@@ -95,14 +95,7 @@ class PDDLWorldsClient(EnvClient[PDDLWorldsAction, PDDLWorldsObservation, PDDLWo
 
 def turn_of(observation: PDDLWorldsObservation) -> Turn:
     """A server observation as the `Turn` the in-process `Episode` gives (its info keys included)."""
-    info: dict[str, Any] = {
-        "domain": observation.domain, "split": observation.split, "problem": observation.problem,
-        "goal": observation.goal, "step": observation.step, "progress": observation.progress,
-        "success": observation.success, "action_valid": observation.action_valid,
-        "action_kind": observation.action_kind, "action": observation.action, "error": observation.error,
-        "optimal_length": observation.optimal_length, "profile": observation.profile,
-        "solvable": observation.solvable, "cost": observation.cost,
-    }
+    info: dict[str, Any] = {key: getattr(observation, key) for key in STEP_INFO_KEYS}
     if observation.claimed_impossible is not None:
         info["claimed_impossible"] = observation.claimed_impossible
     if observation.valid_actions is not None and observation.action_kind == "check valid actions":

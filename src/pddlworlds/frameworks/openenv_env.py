@@ -22,19 +22,17 @@ characters, or a step after the end is answered with a one-line error and leaves
 
 from __future__ import annotations
 
-import errno
-import ipaddress
 import logging
-import socket
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
 
 from ..env import ACTION_MAX_LENGTH
+from ..host import bind_port, url_host
 from ..version import __version__
 from . import DEFAULT_MAX_SESSIONS, missing_extra
-from .episodes import Episode, EpisodeOptions, Turn, check_action_text
+from .episodes import STEP_INFO_KEYS, Episode, EpisodeOptions, Turn, check_action_text
 from .openenv_guard import CONNECTION, Connection, Guard
 
 try:
@@ -51,9 +49,7 @@ __all__ = [
     "PDDLWorldsEnvironment",
     "PDDLWorldsObservation",
     "PDDLWorldsState",
-    "bind",
     "build_app",
-    "is_loopback",
     "observation_of",
     "serve",
 ]
@@ -132,23 +128,9 @@ def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsOb
         done=turn.done,
         reward=None if reset else turn.reward,
         text=turn.observation,
-        goal=info["goal"],
-        domain=info["domain"],
-        split=info["split"],
-        problem=info["problem"],
-        profile=info["profile"],
-        step=info["step"],
-        progress=info["progress"],
-        success=info["success"],
         terminated=turn.terminated,
         truncated=turn.truncated,
-        action_valid=info["action_valid"],
-        action_kind=info["action_kind"],
-        action=info["action"],
-        error=info["error"],
-        optimal_length=info["optimal_length"],
-        solvable=info["solvable"],
-        cost=info["cost"],
+        **{key: info[key] for key in STEP_INFO_KEYS},
         claimed_impossible=info.get("claimed_impossible"),
         valid_actions=info.get("valid_actions", listing),
     )
@@ -287,34 +269,6 @@ def build_app(
     return Guard(app, api_key, MAX_BODY_BYTES, reaping=session_timeout_s is not None)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port and listening (IPv6 for an address with ':'), so that nothing is
-    announced before the port is ours; a failure is an OSError in words ("the port is in use")."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        if isinstance(exc, socket.gaierror):
-            reason = f"unknown host ({exc.strerror})"
-        else:
-            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
-        raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
-    return sock
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` is reachable only from this machine (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(
     host: str, port: int, defaults: EpisodeOptions | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
     session_timeout_s: float | None = None, on_ready: Callable[[str], None] | None = None,
@@ -325,10 +279,11 @@ def serve(
     import uvicorn
 
     app = build_app(defaults, max_sessions, session_timeout_s, api_key)
-    sock = bind(host, port)
+    sock = bind_port(host, port)
     try:
+        sock.listen(2048)
         if on_ready is not None:
-            on_ready(f"http://{f'[{host}]' if ':' in host else host}:{port}")
+            on_ready(f"http://{url_host(host)}:{port}")
         config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES)
         uvicorn.Server(config).run(sockets=[sock])
     finally:

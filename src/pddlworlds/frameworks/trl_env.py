@@ -19,13 +19,28 @@ the rest, as they do for any other client.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import MethodType
+from typing import Any, Self
 
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from .episodes import Episode, EpisodeOptions, Turn, check_action_text
 
-__all__ = ["PDDLWorldsToolEnv", "first_prompt"]
+__all__ = ["PDDLWorldsToolEnv", "first_prompt", "not_a_tool"]
+
+
+class not_a_tool:  # lower case: used as a decorator, like `property`
+    """A public method TRL does not offer the model as a tool: TRL offers every plain function of the
+    environment's class (`inspect.isfunction`) but `reset` and `get_reward`, and this is no function on the
+    class, only a method on an instance."""
+
+    def __init__(self, method: Callable[..., Any]) -> None:
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        return self if instance is None else MethodType(self.method, instance)
 
 
 def first_prompt(turn: Turn, max_steps: int, offers_impossible: bool = False) -> str:
@@ -104,3 +119,16 @@ class PDDLWorldsToolEnv:
         if last is None or options is None:
             raise ValueError("no episode has started: reset first")
         return float(last.info["success"]) if options.reward == "success" else float(last.info["progress"])
+
+    @not_a_tool
+    def close(self) -> None:
+        """End the episode and close its Gymnasium environment (in process) or its session (on a server).
+        TRL never closes the environments it builds: a program that keeps many frees them here (or with a
+        `with` block). In process, a closed environment plays again after a reset."""
+        self._episode.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

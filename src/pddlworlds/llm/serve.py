@@ -28,16 +28,15 @@ work short (0 when it found the server idle). A second signal ends the process a
 
 from __future__ import annotations
 
-import errno
 import importlib.util
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..host import bind_port, url_host
 from .model_files import SHIPPED_ADAPTER, default_model_path
 
 __all__ = ["INSTALL_HINT", "ServeOptions", "build_app", "check_options", "serve"]
@@ -111,23 +110,6 @@ def build_app(options: ServeOptions) -> tuple[Any, Any]:
     return served.app(), served
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port as uvicorn binds one (IPv6 for an address with ':', else IPv4), not yet
-    listening: connections are refused until the model is loaded. Failures are an OSError in words."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        if isinstance(exc, socket.gaierror):
-            reason = f"unknown host ({exc.strerror})"
-        else:
-            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
-        raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
-    return sock
-
-
 def serve(options: ServeOptions, on_ready: Callable[[str], None] | None = None) -> int:
     """Serve the model until SIGINT/SIGTERM; `on_ready(base_url)` once the port listens and the model is
     loaded. Returns the exit status: 0, or 128 + the signal when the stop cut a request short."""
@@ -137,13 +119,12 @@ def serve(options: ServeOptions, on_ready: Callable[[str], None] | None = None) 
 
     from .serve_app import StoppableServer, exit_at_once
 
-    sock = _bind(options.host, options.port)
+    sock = bind_port(options.host, options.port)
     try:
         app, served = build_app(options)
         sock.listen(128)
         if on_ready is not None:
-            host = f"[{options.host}]" if ":" in options.host else options.host
-            on_ready(f"http://{host}:{options.port}/v1")
+            on_ready(f"http://{url_host(options.host)}:{options.port}/v1")
         config = uvicorn.Config(app, log_level="warning", lifespan="off", interface="asgi3",
                                 timeout_graceful_shutdown=GRACE_S)
         server = StoppableServer(config, served.stop)

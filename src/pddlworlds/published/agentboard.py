@@ -2,7 +2,7 @@
 
 The files under `agentboard_results/` are theirs, unchanged (origin in that folder's README.md): one line
 per episode, in AgentBoard's test order, which names no problem. `index.csv` beside them maps each line to
-our problem names; tests/test_published.py checks that mapping problem by problem against the goal sizes
+our problem names; tests/reports/test_published.py checks that mapping problem by problem against the goal sizes
 and the proven optimal plan lengths.
 
 Steps here are numbered as in our records: the first action is step 1. AgentBoard logs a rise of progress

