@@ -10,7 +10,7 @@ distance is one less. The played rule's picks are the episode's own actions; the
 would have picked at the same states (what it would have done afterwards is not played). One run thus
 compares the rules on equal footing; the SR and PR of a rule need a run with it.
 
-    python scripts/choice_agreement.py /work/train/heldout/pl5-v1-token-mean.json
+    python scripts/choice_agreement.py /work/train/heldout/pl5-v1-token-mean.json   # its .run/ folder
     python scripts/choice_agreement.py runs/heldout-sc      # a run folder of `pddlworlds eval --setting state-choice`
 """
 
@@ -31,22 +31,24 @@ def _distance(expert: Any, state: int) -> int | None:
     return None if plan is None else len(plan)
 
 
-def _run_rows(folder: Path) -> list[dict[str, Any]]:
+def _run_rows(folder: Path) -> tuple[list[dict[str, Any]], str | None]:
     """An eval run folder's episodes as validate_adapter's rows: each step's action and the candidates its
-    choice scored (from the step's calls), the problem named by its split."""
+    choice scored (from the step's calls), the problem named by its split; and the run's folder of domains
+    (None: the shipped ones; validate_adapter's runs lay their held-out problems out in one)."""
     from pddlworlds.artefacts.runs import is_errored, read_run
     from pddlworlds.records import EpisodeRecord
     from pddlworlds.training.validation import scored_candidates
 
     rows = []
-    for line in read_run(folder).lines:
+    run = read_run(folder)
+    for line in run.lines:
         if is_errored(line):
             continue
         record = EpisodeRecord.from_stored(line, source=folder)
         rows.append({"agent": record.agent, "domain": record.domain, "split": record.split,
                      "problem": record.problem, "actions": [s.action for s in record.trajectory],
                      "candidates": [scored_candidates(s) for s in record.trajectory]})
-    return rows
+    return rows, run.config.get("domains_root")
 
 
 def _text_of(path: Path) -> str:
@@ -91,11 +93,14 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
     from pddlworlds.registration import make_env
     from pddlworlds.training.expert import StateExpert
     from pddlworlds.training.problems import held_out_problems
-    from pddlworlds.worlds.catalogue import domains
+    from pddlworlds.worlds.catalogue import get_domain
 
-    if figures_path.is_dir():
-        rows, source = _run_rows(figures_path), figures_path
-    else:
+    run = figures_path.with_name(figures_path.name + ".run")  # validate_adapter's run folder beside its figures
+    root = None
+    if figures_path.is_dir() or run.is_dir():
+        source = figures_path if figures_path.is_dir() else run
+        rows, root = _run_rows(source)
+    else:  # the older validate_adapter's episode file
         figures = _json_of(figures_path) if figures_path.is_file() else {}  # absent until a run ends
         if not isinstance(figures, dict):
             raise ValueError(f"{figures_path}: not the figures validate_adapter.py writes (a JSON object)")
@@ -112,7 +117,7 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
             tmp, sorted({r["domain"] for r in rows if "split" not in r}), held_out_set or "standard")
         } if any("split" not in r for r in rows) else {}
         for row in rows:
-            d = domains()[row["domain"]]
+            d = get_domain(row["domain"], root)
             path = d.problem_file(row["problem"], row["split"]) if "split" in row else problems[(row["domain"], row["problem"])]
             env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=None)
             env.reset()
@@ -146,7 +151,8 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.episodes.jsonl), "
+    parser.add_argument("figures", type=Path, help="OUT.json of validate_adapter.py (episodes in OUT.json.run/, or an "
+                        "older OUT.json.episodes.jsonl), "
                         "or a run folder of `pddlworlds eval` in a setting that chooses")
     parser.add_argument("--set", dest="held_out_set", default=None,
                         help="the held-out set the episodes were played on (default: as OUT.json says, else standard)")

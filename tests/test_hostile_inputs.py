@@ -87,7 +87,7 @@ def test_validate_adapter_refuses_a_bad_adapter_and_a_foreign_figures_file_in_on
     done = validate("--lora", str(bad), "--out", str(tmp_path / "v.json"), "--domains", "blocksworld")
     assert done.returncode == 2 and "--lora" in done.stderr and "not a GGUF file" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "BrokenProcessPool" not in done.stderr
-    assert not (tmp_path / "v.json.episodes.jsonl").exists()
+    assert not (tmp_path / "v.json.run").exists() and not (tmp_path / "v.json.episodes.jsonl").exists()
     for content, expected in (('{"held_out', "not valid JSON"), ("[1, 2]", "not a figures file of this script"),
                               ('{"figures": {}, "held_out_set": "nope"}', "held-out set 'nope' is none of")):
         (tmp_path / "f.json").write_text(content)

@@ -91,3 +91,27 @@ def test_damaged_figures_and_an_unwritable_json_are_one_line(tmp_path, capsys) -
         f"choice_agreement: error: --json: cannot write {tmp_path / 'a-file' / 'shares.json'}: "
         f"{tmp_path / 'a-file'} is a file, not a folder\n"
     )
+
+
+def test_validate_adapters_run_folder_beside_its_figures_is_read_with_its_domains_root(tmp_path) -> None:
+    # validate_adapter.py keeps its episodes in OUT.json.run/, its problems in a folder of domains of its own:
+    # the problem is found there (a name no shipped split has), not among the shipped domains
+    import shutil
+
+    from pddlworlds.worlds.catalogue import get_domain
+
+    shipped = get_domain("blocksworld")
+    root = tmp_path / "out.json.run" / "held-out-problems"
+    (root / "blocksworld" / "problems" / "held-out-x").mkdir(parents=True)
+    shutil.copy(shipped.domain_file, root / "blocksworld" / "domain.pddl")
+    shutil.copy(shipped.text_file, root / "blocksworld" / "text.toml")
+    shutil.copy(shipped.problem_file("problem2"), root / "blocksworld" / "problems" / "held-out-x" / "h1-easy-01.pddl")
+    line = episode([
+        step(1, "unstack b1 from b3", [("unstack b1 from b3", -1.0, 5)]),
+        step(2, "putdown b1", [("putdown b1", -3.0, 6), ("stack b1 on b3", -2.0, 2)]),
+    ])
+    line.update(split="held-out-x", problem="h1-easy-01")
+    (tmp_path / "out.json.run" / "episodes.jsonl").write_text(json.dumps(line) + "\n")
+    (tmp_path / "out.json.run" / "config.json").write_text(json.dumps({"domains_root": str(root)}))
+    result = load_script().analyse(tmp_path / "out.json")
+    assert result["standard/all"] == {"steps": 2, "sum": 50.0, "token-mean": 100.0, "word-mean": 50.0}

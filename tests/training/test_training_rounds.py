@@ -521,4 +521,4 @@ def test_validate_script_compares_two_adapters_without_playing(tmp_path):
     assert result["compared_with"]["figures"]["all/all"]["solved_only_a"] == 1
     missing = subprocess.run([sys.executable, str(repo / "scripts" / "validate_adapter.py"), "--out", str(tmp_path / "new.json"),
                               "--report-only", "--compare", str(tmp_path / "absent.json")], capture_output=True, text=True)
-    assert missing.returncode == 2 and "absent.json.episodes.jsonl" in missing.stderr
+    assert missing.returncode == 2 and "absent.json.run nor" in missing.stderr and "absent.json.episodes.jsonl" in missing.stderr

@@ -4,7 +4,10 @@ The held-out problems (`problems.HELD_OUT`) are generated, never trained on, and
 the public problems stay for the shipped version only. Each agent plays each problem once (30 steps,
 free decoding unless a setting is given, the adapter's prompt profile); per episode: success, progress (best so far), executability
 (valid steps over steps), loops (steps that return the world to a state it was already in) and seconds
-per step. `summarize` aggregates per agent and domain, and per agent over all domains; `compare` sets two
+per step. The episodes are played by `pddlworlds.evaluation` on the set laid out as domain folders
+(`held_out_domains`) and read back from its run folder as rows of those figures (`held_out_rows`, which
+replays each episode for its loops). `summarize` aggregates per agent and domain, and per agent over all
+domains; `compare` sets two
 adapters' episodes side by side, problem by problem, with the tests that say whether a difference on so few
 problems is more than chance.
 """
@@ -12,18 +15,27 @@ problems is more than chance.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from ..agents import get_setting, make_agent
-from ..llm import LLM
-from ..registration import make_env
+from ..files import atomic_write
 from ..worlds.catalogue import domains
 from .onpolicy import StateTrail
-from .problems import TrainingProblem
+from .problems import held_out_problems
 
-__all__ = ["compare", "count_returns", "episode_level", "play_held_out", "summarize"]
+__all__ = [
+    "compare",
+    "count_returns",
+    "episode_level",
+    "held_out_domains",
+    "held_out_rows",
+    "replay_states",
+    "scored_candidates",
+    "summarize",
+]
 
 
 def count_returns(states: Sequence[int]) -> int:
@@ -37,44 +49,94 @@ def count_returns(states: Sequence[int]) -> int:
     return returns
 
 
-def play_held_out(
-    problem: TrainingProblem,
-    agent_name: str,
-    llm: LLM,
-    max_steps: int = 30,
-    *,
-    setting: str = "free",
-    choice_score: str | None = None,
-) -> dict[str, Any]:
-    """One episode of `agent_name` on a held-out problem in `setting` (`agents.SETTINGS`); its figures."""
-    d = domains()[problem.domain]
-    mode = get_setting(setting).observation_mode
-    env = StateTrail(make_env(d.domain_file, problem.path, text_file=d.text_file, max_episode_steps=max_steps,
-                              **({"observation_mode": mode} if mode else {})))
-    options = {"setting": setting} if setting != "free" else {}
-    if choice_score is not None:
-        options["choice_score"] = choice_score
-    agent = make_agent(agent_name, llm, **options)
-    record = agent.run(env, seed=0)
-    env.close()
-    steps = len(record.trajectory)
-    return {
-        "domain": problem.domain,
-        "level": problem.level,
-        "problem": problem.name,
-        "agent": agent_name,
-        "success": bool(record.success),
-        "progress": float(record.progress),
-        "steps": steps,
-        "valid_steps": sum(1 for s in record.trajectory if s.valid),
-        "loops": count_returns(env.states),
-        "seconds": round(record.run_time_s, 2),
-        "flags": record.flags,
-        "actions": [s.action for s in record.trajectory],
-        # a setting that chooses: every step's candidates as [action, summed log-probability, tokens], so
-        # another ranking rule can be replayed on the same states (`scripts/choice_agreement.py`)
-        **({"candidates": [scored_candidates(s) for s in record.trajectory]} if get_setting(setting).chooses else {}),
-    }
+def held_out_domains(
+    root: str | Path, domain_names: Iterable[str], set_name: str = "standard"
+) -> tuple[str, dict[str, list[str]]]:
+    """Lay the held-out set `set_name` out under `root` as a folder of domain folders (each shipped domain's
+    own files, its problems as split `held-out-<set>`), so that `pddlworlds.evaluation` plays them by name
+    (`RunPlan.domains_root`) and a resume finds the same files; (split, domain -> problem names in the
+    set's order). Writing it again writes the same bytes."""
+    split = f"held-out-{set_name}"
+    root = Path(root)
+    names: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = held_out_problems(tmp, domain_names, set_name)
+        for problem in problems:
+            folder = root / problem.domain
+            if problem.domain not in names:
+                shipped = domains()[problem.domain].folder
+                folder.mkdir(parents=True, exist_ok=True)
+                for item in sorted(shipped.iterdir()):  # the domain, its texts and example; not its problems
+                    if item.is_file():
+                        atomic_write(folder / item.name, item.read_bytes())
+                names[problem.domain] = []
+            atomic_write(folder / "problems" / split / f"{problem.name}.pddl", problem.path.read_bytes())
+            names[problem.domain].append(problem.name)
+    return split, names
+
+
+def replay_states(env: Any, line: Mapping[str, Any]) -> list[int]:
+    """The states an episode of a run folder went through (`[0]`: the start), its actions replayed in `env`
+    (one made by `registration.make_domain_env` for its domain); ValueError when the replay disagrees with
+    the record (an action the record calls valid and the environment refuses, or the reverse)."""
+    trail = StateTrail(env)
+    trail.reset(seed=line.get("seed"), options={"problem": line["problem"]})
+    for number, step in enumerate(line.get("trajectory") or [], start=1):
+        *_, info = trail.step(step["action"])
+        if bool(info.get("action_valid")) != bool(step.get("valid")):
+            raise ValueError(f"{line['agent']} {line['domain']}/{line['problem']}: replaying its actions, step "
+                             f"{number} is {'' if info.get('action_valid') else 'in'}valid, the record says otherwise")
+    return trail.states
+
+
+def held_out_rows(lines: Iterable[Mapping[str, Any]], domains_root: str | Path | None) -> list[dict[str, Any]]:
+    """The episodes of a run folder (`pddlworlds.evaluation`'s lines, those stopped by a fault left out) as
+    held-out rows, the figures `summarize` and `compare` read: success, progress, steps, valid steps, loops
+    (counted on the states that replaying the actions gives, `replay_states`: lines store no states) and
+    seconds; `candidates` where a step's choice scored them (`scored_candidates`)."""
+    from ..artefacts.runs import is_errored
+    from ..records import EpisodeRecord
+    from ..registration import make_domain_env
+    from ..worlds.pddl import normalisation_warnings_ignored
+
+    envs: dict[tuple[str, str, int], Any] = {}
+    rows = []
+    try:
+        for line in lines:
+            if is_errored(line):
+                continue
+            record = EpisodeRecord.from_stored(line)
+            meta = line.get("meta")
+            budget = meta.get("max_steps") if isinstance(meta, Mapping) else None
+            key = (record.domain, record.split, budget if isinstance(budget, int) else len(record.trajectory))
+            if key not in envs:  # the episode's own budget: the replay ends where the episode did
+                with normalisation_warnings_ignored():
+                    envs[key] = make_domain_env(record.domain, domains_root, split=record.split,
+                                                max_episode_steps=max(1, key[2]))
+            with normalisation_warnings_ignored():
+                states = replay_states(envs[key], line)
+            candidates = [scored_candidates(s) for s in record.trajectory]
+            rows.append({
+                "domain": record.domain,
+                "level": episode_level({"problem": record.problem}),
+                "problem": record.problem,
+                "agent": str(line["agent"]),
+                "success": bool(record.success),
+                "progress": float(record.progress),
+                "steps": len(record.trajectory),
+                "valid_steps": sum(1 for s in record.trajectory if s.valid),
+                "loops": count_returns(states),
+                "seconds": round(record.run_time_s, 2),
+                "flags": record.flags,
+                "actions": [s.action for s in record.trajectory],
+                # a setting that chooses: every step's candidates as [action, summed log-probability, tokens],
+                # so another ranking rule can be replayed on the same states (`scripts/choice_agreement.py`)
+                **({"candidates": candidates} if any(candidates) else {}),
+            })
+    finally:
+        for env in envs.values():
+            env.close()
+    return rows
 
 
 def scored_candidates(step: Any) -> list[list[Any]]:
