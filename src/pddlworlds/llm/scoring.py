@@ -9,8 +9,8 @@ the shared prefix. A continuation's last token is scored but never evaluated (no
 logits). On return the cache holds the prompt again, so the next call (scoring or generating) reuses it.
 
 The model is a `llama_cpp.Llama`; besides its public methods this uses llama.cpp's C API through
-llama-cpp-python (`llama_decode` with a batch of our own, so that each candidate token gets its logits,
-which a model loaded without `logits_all` does not keep). Callers hold the model's lock.
+llama-cpp-python (`llama_decode` with a batch of our own, `llama_batch`, so that each candidate token gets
+its logits, which a model loaded without `logits_all` does not keep). Callers hold the model's lock.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .llama_batch import decode_batch, logits_at, token_batch
 
 __all__ = ["Scores", "score_continuations"]
 
@@ -57,10 +59,7 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def _logits_row(llama: Any, index: int) -> _Row:
-    import llama_cpp
-
-    pointer = llama_cpp.llama_get_logits_ith(llama.ctx, index)
-    return _Row(np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),)).astype(np.float32, copy=True))
+    return _Row(logits_at(llama, index).astype(np.float32, copy=True))
 
 
 def _evaluate_prompt(llama: Any, prompt: Sequence[int]) -> _Row:
@@ -81,26 +80,13 @@ def _truncate(llama: Any, length: int) -> None:
 
 def _decode(llama: Any, batch: Any, tokens: Sequence[int], start: int) -> list[_Row]:
     """Evaluate `tokens` at positions start.. (after what the cache holds) and return each one's row."""
-    import llama_cpp
-
-    batch.n_tokens = len(tokens)
-    for i, token in enumerate(tokens):
-        batch.token[i] = token
-        batch.pos[i] = start + i
-        batch.n_seq_id[i] = 1
-        batch.seq_id[i][0] = 0
-        batch.logits[i] = True
-    code = llama_cpp.llama_decode(llama.ctx, batch)
-    if code != 0:
-        raise RuntimeError(f"llama_decode returned {code} while scoring candidates")
+    decode_batch(llama, batch, tokens, start, "scoring candidates")
     return [_logits_row(llama, i) for i in range(len(tokens))]
 
 
 def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequence[Sequence[int]]) -> Scores:
     """The summed log-probability of each token list in `continuations` as the continuation of `prompt`
     (token ids of the model's vocabulary; the prompt with its BOS)."""
-    import llama_cpp
-
     if not prompt:
         raise ValueError("cannot score continuations of an empty prompt")
     if not continuations:
@@ -120,22 +106,21 @@ def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequen
     path: list[int] = []  # candidate tokens now in the cache after the prompt
     rows: list[_Row] = []  # rows[j]: the distribution after path[j]
     evaluated = 0
-    batch = llama_cpp.llama_batch_init(max(1, longest - 1), 0, 1)
     try:
-        for i in order:
-            tokens = list(continuations[i])
-            reuse = _common_prefix(path, tokens[:-1])
-            if reuse < len(path):
-                _truncate(llama, base + reuse)
-                del path[reuse:], rows[reuse:]
-            todo = tokens[reuse:-1]
-            if todo:
-                rows += _decode(llama, batch, todo, base + reuse)
-                path += todo
-                evaluated += len(todo)
-            scores[i] = root.logprob(tokens[0]) + sum(rows[j - 1].logprob(tokens[j]) for j in range(1, len(tokens)))
+        with token_batch(max(1, longest - 1)) as batch:
+            for i in order:
+                tokens = list(continuations[i])
+                reuse = _common_prefix(path, tokens[:-1])
+                if reuse < len(path):
+                    _truncate(llama, base + reuse)
+                    del path[reuse:], rows[reuse:]
+                todo = tokens[reuse:-1]
+                if todo:
+                    rows += _decode(llama, batch, todo, base + reuse)
+                    path += todo
+                    evaluated += len(todo)
+                scores[i] = root.logprob(tokens[0]) + sum(rows[j - 1].logprob(tokens[j]) for j in range(1, len(tokens)))
     finally:
-        llama_cpp.llama_batch_free(batch)
         _truncate(llama, base)  # the cache holds the prompt, as llama-cpp-python's bookkeeping says
         llama.n_tokens = base
     return Scores(tuple(scores), evaluated)

@@ -4,8 +4,8 @@
 The served model is loaded without `logits_all` (that would keep n_ctx x 262,144 floats for Gemma 3), so
 llama.cpp keeps the logits of the last position only. A generated token's row is that last row, read as
 the token is sampled (`last_row`); a prompt's rows (`prompt_logprobs`, for `echo`) come from decoding the
-prompt again in small batches of our own that ask for every position's logits, each row read before the
-next batch overwrites it. Callers hold the model's lock.
+prompt again in small batches of our own that ask for every position's logits (`llama_batch`), each row
+read before the next batch overwrites it. Callers hold the model's lock.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .llama_batch import decode_batch, logits_at, token_batch
 
 __all__ = ["ECHO_BATCH", "TokenLogprob", "last_row", "logprob_of", "prompt_logprobs"]
 
@@ -48,10 +50,7 @@ def logprob_of(logits: np.ndarray, token: int, k: int) -> TokenLogprob:
 
 def last_row(llama: Any) -> np.ndarray:
     """The logits of the last position llama.cpp decoded (a view: read it before the next decode)."""
-    import llama_cpp
-
-    pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
-    return np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),))
+    return logits_at(llama, -1)
 
 
 def prompt_logprobs(llama: Any, tokens: Sequence[int], k: int) -> list[TokenLogprob]:
@@ -66,25 +65,12 @@ def prompt_logprobs(llama: Any, tokens: Sequence[int], k: int) -> list[TokenLogp
     llama_cpp.llama_memory_seq_rm(memory, -1, 0, -1)
     llama.n_tokens = 0
     found: list[TokenLogprob] = []
-    batch = llama_cpp.llama_batch_init(ECHO_BATCH, 0, 1)
-    try:
+    with token_batch(ECHO_BATCH) as batch:
         for start in range(0, len(context), ECHO_BATCH):
             chunk = context[start : start + ECHO_BATCH]
-            batch.n_tokens = len(chunk)
-            for i, token in enumerate(chunk):
-                batch.token[i] = token
-                batch.pos[i] = start + i
-                batch.n_seq_id[i] = 1
-                batch.seq_id[i][0] = 0
-                batch.logits[i] = True
-            code = llama_cpp.llama_decode(llama.ctx, batch)
-            if code != 0:
-                raise RuntimeError(f"llama_decode returned {code} while scoring the prompt")
+            decode_batch(llama, batch, chunk, start, "scoring the prompt")
             llama.input_ids[start : start + len(chunk)] = chunk
             llama.n_tokens = start + len(chunk)
             for i in range(len(chunk)):
-                row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama.ctx, i), shape=(llama.n_vocab(),))
-                found.append(logprob_of(row, tokens[start + i + 1], k))
-    finally:
-        llama_cpp.llama_batch_free(batch)
+                found.append(logprob_of(logits_at(llama, i), tokens[start + i + 1], k))
     return found
