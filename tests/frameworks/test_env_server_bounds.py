@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.testing.servers import free_port, pddlworlds_command, source_env
+from pddlworlds.testing.servers import free_port, pddlworlds_command, started
 
 pytest.importorskip("openenv.core", reason="the OpenEnv server needs the openenv extra (scripts/setup.sh installs it)")
 
@@ -53,28 +53,9 @@ def serving(*args: str, key: str | None = None) -> Iterator[Served]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     with tempfile.TemporaryDirectory(prefix="pddlworlds-env-server-") as folder:
         log = Path(folder) / "stderr.log"
-        with log.open("w") as err:
-            proc = subprocess.Popen(pddlworlds_command("env-server", "--port", str(port), *args), env=source_env(),
-                                    stdout=subprocess.DEVNULL, stderr=err, text=True)
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                assert proc.poll() is None, f"env-server exited with {proc.returncode}: {log.read_text()[-2000:]}"
-                with contextlib.suppress(OSError):
-                    request = urllib.request.Request(f"http://127.0.0.1:{port}/health", headers=headers)
-                    with urllib.request.urlopen(request, timeout=2) as reply:
-                        if reply.status == 200:
-                            break
-                assert time.monotonic() < deadline, "env-server did not answer within 120 s"
-                time.sleep(0.2)
+        command = pddlworlds_command("env-server", "--port", str(port), *args)
+        with started(command, f"http://127.0.0.1:{port}/health", 120, headers=headers, log_path=log) as proc:
             yield Served(f"http://127.0.0.1:{port}", proc, log)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def one_line(message: str) -> bool:

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +38,25 @@ def pddlworlds_command(*args: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def started(command: Sequence[str], ready_url: str, timeout_s: float = 180.0) -> Iterator[subprocess.Popen[str]]:
-    """`command` running until the block ends, once `ready_url` answers 200; its stderr goes to a file
-    (a pipe nobody reads could fill and stall it), quoted should it exit first. Terminated (then killed)
-    at the end."""
-    with tempfile.TemporaryFile(mode="w+", prefix="pddlworlds-server-") as log:
+def started(
+    command: Sequence[str],
+    ready_url: str,
+    timeout_s: float = 180.0,
+    *,
+    headers: Mapping[str, str] | None = None,
+    log_path: str | os.PathLike[str] | None = None,
+) -> Iterator[subprocess.Popen[str]]:
+    """`command` running until the block ends, once `ready_url` answers 200 (asked with `headers`, an API
+    key say); its stderr goes to a file (a pipe nobody reads could fill and stall it), `log_path` when the
+    caller reads it too, quoted should the command exit first. Terminated (then killed) at the end."""
+    with contextlib.ExitStack() as stack:
+        if log_path is None:
+            log = stack.enter_context(tempfile.TemporaryFile(mode="w+", prefix="pddlworlds-server-"))
+        else:
+            log = stack.enter_context(open(log_path, "w+"))  # closed by the stack
         proc = subprocess.Popen(list(command), env=source_env(), stdout=subprocess.DEVNULL, stderr=log, text=True)
         try:
-            _wait_until_ready(proc, log, command, ready_url, timeout_s)
+            _wait_until_ready(proc, log, command, ready_url, timeout_s, dict(headers or {}))
             yield proc
         finally:
             if proc.poll() is None:
@@ -57,14 +68,16 @@ def started(command: Sequence[str], ready_url: str, timeout_s: float = 180.0) ->
                     proc.wait()
 
 
-def _wait_until_ready(proc: subprocess.Popen[str], log: Any, command: Sequence[str], url: str, timeout_s: float) -> None:
+def _wait_until_ready(
+    proc: subprocess.Popen[str], log: Any, command: Sequence[str], url: str, timeout_s: float, headers: dict[str, str]
+) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
             log.seek(0)
             raise RuntimeError(f"{' '.join(command[2:])} exited with {proc.returncode}: {log.read()[-2000:]}")
         try:
-            with urllib.request.urlopen(url, timeout=2) as reply:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=2) as reply:
                 if reply.status == 200:
                     return
         except OSError:
