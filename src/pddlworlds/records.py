@@ -103,6 +103,11 @@ class EpisodeRecord:
     error: str | dict[str, Any] | None = None  # a failure outside the agent's control: {kind, message, count}
     solvable: bool | None = None  # False: a stored proof says no plan exists; None: unknown (older records)
     claimed_impossible: bool = False  # the episode ended on the agent's `impossible`
+    #: What the episode's actions cost in all (`info["cost"]` at its end), where the domain has action costs
+    #: (`:metric minimize (total-cost)`); None without action costs (cost is then the length) or in older records.
+    cost: int | None = None
+    #: The cost of an optimal plan of the problem where the domain has action costs and one is known.
+    optimal_cost: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

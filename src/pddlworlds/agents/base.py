@@ -89,4 +89,5 @@ class Agent:
             memory=self.memory(),
             solvable=first_info.get("solvable"),
             claimed_impossible=bool(info.get("claimed_impossible", False)),
+            cost=int(info["cost"]) if getattr(getattr(env, "unwrapped", env), "action_costs", False) and "cost" in info else None,
         )
