@@ -221,3 +221,14 @@ def test_a_shipped_unit_cost_episode_records_no_cost() -> None:
     plain = ExpertAgent().run(make_domain_env("blocksworld", None, max_episode_steps=30), seed=0,
                               options={"problem": "problem1"})
     assert plain.success and plain.cost is None and plain.optimal_cost is None
+
+
+def test_eval_optimal_timeout_zero_plans_no_baselines(root: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code, _, err = run_cli(["eval", "--agents", "random", "--domains-root", str(root), "--domains", "roads",
+                            "--max-steps", "2", "--optimal-timeout", "0", "--out", str(out), "--no-progress"], capsys)
+    assert code == 0, err
+    assert not (out / B.BASELINES_FILE).exists()
+    line = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert line["optimal_length"] is None and line["optimal_cost"] is None
