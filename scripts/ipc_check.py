@@ -283,6 +283,16 @@ def run_child(folder: Path, args) -> dict:
         errors.close()
 
 
+#: The checks after loading, each said the same way: (stage, key "it ran", key "it passed", words when it
+#: could not run, words when it passed, words when it failed, followed by the record's `<stage>_why`).
+STAGES = (
+    ("plan", "planned", "replayed", lambda r: f"no plan ({r['plan_note']})",
+     lambda r: f"plan replayed ({r['plan_length']} steps, cost {r['plan_cost']})", "PLAN FAILS"),
+    ("walks", "mimir_loaded", "agree", lambda r: f"pymimir could not load ({r['walks_mimir_error'][:80]})",
+     lambda r: f"walks agree ({r['walks_steps']} steps)", "WALKS DISAGREE"),
+)
+
+
 def verdict(r: dict) -> tuple[str, list[str]]:
     """(the domain's one line, its failures)."""
     failures = []
@@ -294,25 +304,30 @@ def verdict(r: dict) -> tuple[str, list[str]]:
     if not r.get("load_loaded"):
         return "FAILED " + "; ".join(failures), failures
     parts = [f"loaded {r['load_seconds']}s ({r['load_atoms']} atoms, {r['load_actions']} actions)"]
-    if "plan_planned" in r:
-        if not r["plan_planned"]:
-            parts.append(f"no plan ({r['plan_note']})")
-        elif r["plan_replayed"]:
-            parts.append(f"plan replayed ({r['plan_length']} steps, cost {r['plan_cost']})")
+    for stage, ran, passed, not_run, ok, fails in STAGES:
+        if f"{stage}_{ran}" not in r:
+            continue
+        if not r[f"{stage}_{ran}"]:
+            parts.append(not_run(r))
+        elif r[f"{stage}_{passed}"]:
+            parts.append(ok(r))
         else:
-            parts.append(f"PLAN FAILS: {r['plan_why']}")
-            failures.append(f"plan: {r['plan_why']}")
-    if "walks_mimir_loaded" in r:
-        if not r["walks_mimir_loaded"]:
-            parts.append(f"pymimir could not load ({r['walks_mimir_error'][:80]})")
-        elif r["walks_agree"]:
-            parts.append(f"walks agree ({r['walks_steps']} steps)")
-        else:
-            parts.append(f"WALKS DISAGREE: {r['walks_why']}")
-            failures.append(f"walks: {r['walks_why']}")
+            parts.append(f"{fails}: {r[f'{stage}_why']}")
+            failures.append(f"{stage}: {r[f'{stage}_why']}")
     if "failure" in r:
         parts.append("FAILED " + r["failure"])
     return "; ".join(parts), failures
+
+
+#: The summary's counts: how many domains each test holds for.
+SUMMARY = {
+    "loaded": lambda r: r.get("load_loaded"),
+    "planned": lambda r: r.get("plan_planned"),
+    "replayed": lambda r: r.get("plan_replayed"),
+    "mimir_loaded": lambda r: r.get("walks_mimir_loaded"),
+    "walks_agree": lambda r: r.get("walks_agree"),
+    "mimir_failed": lambda r: r.get("walks_mimir_loaded") is False,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -346,23 +361,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{folder.name:<{width}}  {'FAIL' if failures else 'ok  '}  {line}", flush=True)
         if args.json:
             args.json.write_text(json.dumps(results, indent=1))
-    n = len(results)
-    loaded = sum(1 for r in results if r.get("load_loaded"))
-    planned = sum(1 for r in results if r.get("plan_planned"))
-    replayed = sum(1 for r in results if r.get("plan_replayed"))
-    mimir = sum(1 for r in results if r.get("walks_mimir_loaded"))
-    agree = sum(1 for r in results if r.get("walks_agree"))
-    no_mimir = sum(1 for r in results if r.get("walks_mimir_loaded") is False)
     failed = [r for r in results if r["failures"]]
-    print(f"\n{n} domains: {loaded} loaded; {planned} planned by Fast Downward, {replayed} plans replayed; "
-          f"walks agree on {agree} of {mimir} pymimir loads; pymimir could not load {no_mimir}; "
-          f"{len(failed)} with failures")
+    s = {"domains": len(results)}
+    s.update({name: sum(1 for r in results if test(r)) for name, test in SUMMARY.items()})
+    s["failed"] = len(failed)
+    print(f"\n{s['domains']} domains: {s['loaded']} loaded; {s['planned']} planned by Fast Downward, "
+          f"{s['replayed']} plans replayed; walks agree on {s['walks_agree']} of {s['mimir_loaded']} pymimir "
+          f"loads; pymimir could not load {s['mimir_failed']}; {s['failed']} with failures")
     for r in failed:
         print(f"  {r['domain']}: {' | '.join(r['failures'])}")
     if args.json:
-        summary = {"domains": n, "loaded": loaded, "planned": planned, "replayed": replayed,
-                   "mimir_loaded": mimir, "walks_agree": agree, "mimir_failed": no_mimir, "failed": len(failed)}
-        args.json.write_text(json.dumps({"summary": summary, "results": results}, indent=1))
+        args.json.write_text(json.dumps({"summary": s, "results": results}, indent=1))
     return 1 if failed else 0
 
 

@@ -28,10 +28,19 @@ from .worlds.pddl import PDDLError, ignore_normalisation_warnings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .listing import problem_rows
+    from .listing import file_rows, problem_rows
     from .tables import Column, print_rows
 
-    rows = problem_rows(args.domain, args.split, ground_problems=args.ground)
+    if args.problem_files and not args.domain_file:
+        raise ValueError("--problem-files needs --domain-file (the domain those problems are of)")
+    if args.domain_file:
+        if not args.problem_files:
+            raise ValueError("--domain-file needs --problem-files (one or more problem .pddl files)")
+        if args.domains_root or args.domain or args.split:
+            raise ValueError("--domain-file lists those files only; leave out --domains-root, --domain and --split")
+        rows = file_rows(args.domain_file, args.problem_files, ground_problems=args.ground)
+    else:
+        rows = problem_rows(args.domain, args.split, ground_problems=args.ground, domains_root=args.domains_root)
     columns = [Column("domain", "domain"), Column("split", "split"), Column("problem", "problem")]
     columns += [
         Column(key, header, "right")
@@ -97,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--domain", action="append", help="only this domain (repeatable)")
     p.add_argument("--split", help="only this split")
     p.add_argument("--ground", action="store_true", help="also ground each problem to count atoms and actions")
+    p.add_argument("--domains-root", default=None, metavar="DIR",
+                   help="list the domain folders of DIR (laid out as pddl_domains/) instead of the shipped ones")
+    p.add_argument("--domain-file", default=None, metavar="FILE", help="list PDDL files of your own: this domain")
+    p.add_argument("--problem-files", nargs="+", default=None, metavar="FILE",
+                   help="with --domain-file: these problem files")
     add_format_option(p, "the problems")
     p.set_defaults(func=cmd_list)
 

@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from .text_spaces import ObservationText, SharedTexts
 from .worlds.catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
-from .worlds.grounding import MAX_ATOMS, MAX_GROUND_ACTIONS
+from .worlds.grounding import MAX_ATOMS, MAX_EXPLORED, MAX_GROUND_ACTIONS
 from .unsolvable.claim import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
 from .worlds.pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
 from .worlds.profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
@@ -174,6 +174,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.worlds.agentboard.world`);
     its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
     refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
+    `max_explored` (1,000,000 facts and action instances derived by the reachability analysis while grounding),
     `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path. `reward`:
     "progress" (default) or "success" (see Rewards).
 
@@ -197,6 +198,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         text_file: str | Path | None = None,
         max_ground_actions: int = MAX_GROUND_ACTIONS,
         max_atoms: int = MAX_ATOMS,
+        max_explored: int = MAX_EXPLORED,
         max_file_bytes: int = MAX_PDDL_BYTES,
         profile: str = DEFAULT_PROFILE,
         allow_impossible: bool = False,
@@ -246,7 +248,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         # Our own text.toml beside the domain: every world keeps it (the default profile's text is it).
         own = self.domain_file.with_name(OWN_TEXT_FILE)
         self._own_text = self.text_file if profile == DEFAULT_PROFILE else (own if own.is_file() else None)
-        self.limits = {"max_ground_actions": max_ground_actions, "max_atoms": max_atoms}
+        self.limits = {"max_ground_actions": max_ground_actions, "max_atoms": max_atoms, "max_explored": max_explored}
         self.max_file_bytes = max_file_bytes
         self._fixed_problem = problem
         self._tasks: dict[str, LiftedTask] = {}
@@ -417,6 +419,12 @@ class PDDLTextEnv(gym.Env[str, str]):
             "cost": self._cost,
             **extra,
         }
+
+    @property
+    def action_costs(self) -> bool:
+        """Whether the current problem's actions have costs of their own (`:metric minimize (total-cost)`),
+        so `info["cost"]` is more than the number of applied actions."""
+        return self.world.task.costs
 
     def valid_actions(self) -> list[str]:
         """Every executable action in the current state, in the text form the parser accepts."""

@@ -110,6 +110,11 @@ class EpisodeRecord:
     error: str | dict[str, Any] | None = None  # a failure outside the agent's control: {kind, message, count}
     solvable: bool | None = None  # False: a stored proof says no plan exists; None: unknown (older records)
     claimed_impossible: bool = False  # the episode ended on the agent's `impossible`
+    #: What the episode's actions cost in all (`info["cost"]` at its end), where the domain has action costs
+    #: (`:metric minimize (total-cost)`); None without action costs (cost is then the length) or in older records.
+    cost: int | None = None
+    #: The cost of an optimal plan of the problem where the domain has action costs and one is known.
+    optimal_cost: int | None = None
 
     @classmethod
     def of_episode(
@@ -120,17 +125,21 @@ class EpisodeRecord:
         last_info: Mapping[str, Any],
         trajectory: list[StepRecord],
         run_time_s: float,
+        *,
+        costed: bool = False,
         **extra: Any,
     ) -> EpisodeRecord:
         """An episode's record from its reset (`first`: the observation and info) and its last step's info,
-        as `Agent.run` and the framework adapters store one alike; `extra`: flags, model, memory."""
+        as `Agent.run` and the framework adapters store one alike; `costed`: the domain has action costs (the
+        record then keeps `info["cost"]`); `extra`: flags, model, memory."""
         observation, info = first
+        cost = int(last_info["cost"]) if costed and "cost" in last_info else None
         return cls(
             agent=agent, domain=info["domain"], split=info["split"], problem=info["problem"], seed=seed,
             success=bool(last_info["success"]), progress=float(last_info["progress"]), steps=int(last_info["step"]),
             optimal_length=info.get("optimal_length"), run_time_s=run_time_s, goal=info["goal"],
             initial_observation=observation, trajectory=trajectory, solvable=info.get("solvable"),
-            claimed_impossible=bool(last_info.get("claimed_impossible", False)), **extra,
+            claimed_impossible=bool(last_info.get("claimed_impossible", False)), cost=cost, **extra,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -63,4 +63,5 @@ class Agent:
         return EpisodeRecord.of_episode(
             self.name, seed, (first_observation, first_info), info, trajectory, time.perf_counter() - start,
             flags=self.flags(), model=self.model, memory=self.memory(),
+            costed=bool(getattr(getattr(env, "unwrapped", env), "action_costs", False)),
         )

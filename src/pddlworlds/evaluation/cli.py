@@ -66,7 +66,8 @@ def _eval(args: argparse.Namespace) -> int:
 
             return cmd_trials(args, plan, memory)
         result = run_evaluation(
-            plan, args.out, workers=args.workers, executor=args.executor, progress=not args.no_progress
+            plan, args.out, workers=args.workers, executor=args.executor, progress=not args.no_progress,
+            baseline_timeout=args.optimal_timeout if args.optimal_timeout > 0 else None,
         )
     except RunStopped as exc:  # stopped mid-run: what finished is stored
         print(f"pddlworlds eval: error: {exc}", file=sys.stderr)
@@ -235,6 +236,9 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument("--domains-root", default=None, metavar="DIR",
                    help="play the domain folders under DIR (laid out as pddl_domains/: domain.pddl, optional "
                    "text.toml, problems/SPLIT/*.pddl) instead of the shipped ones; recorded in config.json")
+    p.add_argument("--optimal-timeout", type=float, default=60.0, metavar="S",
+                   help="with --domains-root: seconds fd-opt gets per problem, at the start, for the optimal plan "
+                   "the report compares against (kept in OUT/optimal_plans.csv; 0: none; default 60)")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"problem split (default: {DEFAULT_SPLIT})")
     p.add_argument(
         "--llm", default="embedded", help=f"the model, NAME or NAME:ARG (default: embedded): {_llm_help()}"

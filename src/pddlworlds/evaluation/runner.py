@@ -23,6 +23,7 @@ from typing import Any
 from ..artefacts.runs import CONFIG_FILE, EPISODES_FILE, episode_key, is_errored
 from ..host import default_threads
 from ..llm import NO_MODEL, BackendSpec, LLMUnavailableError
+from ..planning.baselines import BASELINE_TIMEOUT, BASELINES_FILE, ensure_baselines, fill_optimal
 from ..printable import printable
 from .configuration import build_config, config_differences
 from .episode import quiet_warnings, remember_llm
@@ -76,6 +77,8 @@ class PlayContext:
     on_line: Callable[[dict[str, Any]], None] | None = None
     already: int = 0  # episodes on file before this call
     parallel: str = "auto"
+    #: (domain, split, problem) -> the planner's baseline, for `--domains-root` domains (`planning.baselines`)
+    baselines: dict[tuple[str, str, str], Any] = dataclasses.field(default_factory=dict)
 
 
 def _uses_failed_calls(line: dict[str, Any]) -> bool:
@@ -124,13 +127,16 @@ def run_evaluation(
     progress: bool = True,
     on_line: Callable[[dict[str, Any]], None] | None = None,
     parallel: str = "auto",
+    baseline_timeout: float | None = BASELINE_TIMEOUT,
 ) -> RunResult:
     """Play every episode of `plan` not yet on file in `out`, storing each as it ends.
 
     `executor` "local" plays in this process (`workers` = 1), in threads or in spawned processes (one
     model each), as the model backend says (`Backend.processes`); "ray" hands episodes to Ray actors.
     `parallel` ("auto", "process" or "thread") overrides that choice for local workers > 1.
-    `workers=None` picks for the model (`auto_workers`). Raises `EvaluationError` (and
+    `workers=None` picks for the model (`auto_workers`). The problems of a `--domains-root` domain get their
+    optimal plans from the planner first (fd-opt, `baseline_timeout` s each; None: not planned), kept in
+    `optimal_plans.csv` in `out` and copied into the episodes' lines where proven. Raises `EvaluationError` (and
     `ConfigMismatchError`) before anything runs when the plan cannot run.
     """
     if executor not in EXECUTORS:
@@ -185,6 +191,16 @@ def run_evaluation(
         result = RunResult(
             store.out, config, lines, 0, len(episodes), [], rerun=rerun, skipped=found.skipped_words()
         )
+        baselines: dict[tuple[str, str, str], Any] = {}
+        if todo and plan.domains_root is not None and baseline_timeout is not None:
+            wanted: dict[str, list[str]] = {}
+            for spec in todo:
+                if spec.problem not in wanted.setdefault(spec.domain, []):
+                    wanted[spec.domain].append(spec.problem)
+            baselines = ensure_baselines(
+                store.out / BASELINES_FILE, plan.domains_root, wanted, plan.split, timeout=baseline_timeout,
+                note=(lambda text: print(printable(text), file=sys.stderr)) if progress else None,
+            )
         if todo:
             with _recording_adjustments(store, result, llm):
                 play(
@@ -200,6 +216,7 @@ def run_evaluation(
                         on_line=on_line,
                         already=len(episodes) - len(todo),
                         parallel=parallel,
+                        baselines=baselines,
                     )
                 )
     return result
@@ -287,6 +304,7 @@ def play(ctx: PlayContext) -> None:
                 ) from exc
         consecutive_failures = 0
         consecutive_faults = consecutive_faults + 1 if fault else 0
+        fill_optimal(line, ctx.baselines)
         store.append(line)
         result.lines.append(line)
         result.new += 1

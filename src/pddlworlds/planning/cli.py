@@ -2,6 +2,7 @@
 
     pddlworlds plan gripper prob01 --planner fd-opt --timeout 60
     pddlworlds plan path/to/domain.pddl path/to/problem.pddl --format json
+    pddlworlds plan --domains-root my_domains logistics p01
     pddlworlds expert --domain blocksworld --split agentboard --out expert.jsonl
 
 `add_plan_parsers(subparsers)` adds both commands to an argparse sub-parser set; each sets `func`.
@@ -28,11 +29,14 @@ def add_plan_parsers(subparsers) -> None:
     p = subparsers.add_parser(
         "plan",
         help="solve a problem with a classical planner",
-        description="Solve a shipped problem (DOMAIN PROBLEM) or PDDL files (DOMAIN_FILE PROBLEM_FILE) and "
-        "print the validated plan. Exit status: 0 solved, 1 unsolvable or timed out, 2 error.",
+        description="Solve a shipped problem (DOMAIN PROBLEM), a problem of a domain folder of your own "
+        "(--domains-root DIR DOMAIN PROBLEM) or PDDL files (DOMAIN_FILE PROBLEM_FILE) and print the validated "
+        "plan. Exit status: 0 solved, 1 unsolvable or timed out, 2 error.",
     )
-    p.add_argument("domain", help="shipped domain name, or a domain.pddl path")
+    p.add_argument("domain", help="shipped domain name (or one of --domains-root's), or a domain.pddl path")
     p.add_argument("problem", help="problem name in the split, or a problem .pddl path")
+    p.add_argument("--domains-root", default=None, metavar="DIR",
+                   help="DOMAIN is a folder of DIR (laid out as pddl_domains/), not a shipped domain")
     p.add_argument("--planner", default="fd-opt", choices=sorted(PLANNERS), help="planner configuration (default fd-opt)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds (default 60)")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"problem split (default {DEFAULT_SPLIT})")
@@ -55,7 +59,8 @@ def add_plan_parsers(subparsers) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = solve(args.domain, args.problem, planner=args.planner, timeout=args.timeout, split=args.split)
+    plan = solve(args.domain, args.problem, planner=args.planner, timeout=args.timeout, split=args.split,
+                 domains_root=args.domains_root)
     if args.format == "json":
         d = plan.to_dict()
         d["details"] = {k: v for k, v in d["details"].items() if k != "log_tail"}
@@ -73,7 +78,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             if args.format == "text":
                 print("\n".join(plan.text))
             else:
-                sys.stdout.write(format_plan(plan.actions))
+                costed = plan.details.get("action_costs", False)
+                sys.stdout.write(format_plan(plan.actions, cost=plan.cost if costed else None))
     if plan.solved:
         return 0
     return 1 if plan.status in (PlanStatus.UNSOLVABLE, PlanStatus.TIMEOUT) else 2

@@ -88,6 +88,7 @@ def solve(
     *,
     initial_atoms: Iterable[Atom] | None = None,
     text_file: str | os.PathLike | None = None,
+    domains_root: str | os.PathLike | None = None,
     nice: int = 0,
     memory_mb: int | None = None,
     _on_start: Callable[[int, str], None] | None = None,
@@ -95,11 +96,12 @@ def solve(
     """Plan for a shipped problem (`solve("gripper", "prob01")`) or PDDL files (`solve(dom_path, prob_path)`).
 
     `initial_atoms` replaces the initial state (every atom that holds, static ones included), as the
-    expert does to replan from where an episode stands. `nice` lowers the planner processes' priority,
+    expert does to replan from where an episode stands. With `domains_root`, `domain` is one of that
+    folder's domain folders (`pddlworlds plan --domains-root`). `nice` lowers the planner processes' priority,
     `memory_mb` caps their address space. Never raises for planner failures: they come back as a `Plan`
     with status TIMEOUT, UNSOLVABLE or ERROR (an unknown domain or problem name still raises ValueError).
     """
-    return solve_target(resolve_target(domain, problem, split, text_file), planner, timeout,
+    return solve_target(resolve_target(domain, problem, split, text_file, domains_root), planner, timeout,
                         initial_atoms=initial_atoms, nice=nice, memory_mb=memory_mb, on_start=_on_start)
 
 
@@ -126,7 +128,7 @@ def solve_target(
     atoms = None if initial_atoms is None else sorted((n, tuple(a)) for n, a in initial_atoms)
     state = world.initial_state if atoms is None else world.task.state_of(atoms)
     plan = Plan(target.domain, target.problem, config.name, PlanStatus.ERROR,
-                details={"engine": config.engine, "method": config.label})
+                details={"engine": config.engine, "method": config.label, "action_costs": world.task.costs})
     search, why = admissible_search(world.task) if config.engine == DRIVER else ("", "")
     if config.engine == DRIVER:
         plan.details.update(method=" ".join(config.driver_args(search)), search_reason=why)

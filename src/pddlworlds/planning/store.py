@@ -74,10 +74,12 @@ def as_actions(actions: Iterable[Action | str | Sequence]) -> list[Action]:
     return out
 
 
-def format_plan(actions: Sequence[Action], comments: Sequence[str] = ()) -> str:
-    """IPC format: one `(schema args)` per line, then `; cost = N (unit cost)` and comment lines."""
+def format_plan(actions: Sequence[Action], comments: Sequence[str] = (), cost: int | None = None) -> str:
+    """IPC format: one `(schema args)` per line, then `; cost = N (general cost)` for a plan of a task with
+    action costs (`cost` given: the sum of its actions' costs), else `; cost = N (unit cost)` with N its
+    length, as Fast Downward writes them, and comment lines."""
     lines = [action_pddl(a) for a in actions]
-    lines.append(f"; cost = {len(actions)} (unit cost)")
+    lines.append(f"; cost = {len(actions)} (unit cost)" if cost is None else f"; cost = {cost} (general cost)")
     lines.extend(f"; {c}" for c in comments)
     return "\n".join(lines) + "\n"
 
@@ -163,9 +165,10 @@ def update_index(
 
 def write_plan_file(
     domain: str, problem: str, actions: Sequence[Action], comments: Sequence[str] = (),
-    path: str | os.PathLike | None = None,
+    path: str | os.PathLike | None = None, cost: int | None = None,
 ) -> Path:
-    """Write `planners/<domain>/<problem>.plan` (or `path`) atomically in IPC format."""
+    """Write `planners/<domain>/<problem>.plan` (or `path`) atomically in IPC format (`cost`: as
+    `format_plan`'s, for a task with action costs)."""
     path = Path(path) if path is not None else plan_file(domain, problem)
-    atomic_write(path, format_plan(actions, comments))
+    atomic_write(path, format_plan(actions, comments, cost))
     return path

@@ -39,8 +39,21 @@ def _looks_like_file(name: str | os.PathLike) -> bool:
 
 
 def resolve_target(domain: str | os.PathLike, problem: str | os.PathLike, split: str = DEFAULT_SPLIT,
-                   text_file: str | os.PathLike | None = None) -> Target:
-    """A shipped domain's problem by name, a problem file for a shipped domain, or two PDDL files."""
+                   text_file: str | os.PathLike | None = None,
+                   domains_root: str | os.PathLike | None = None) -> Target:
+    """A shipped domain's problem by name, a problem file for a shipped domain, or two PDDL files; with
+    `domains_root`, `domain` names one of that folder's domain folders (never a shipped one: its stored
+    plans are not this domain's)."""
+    if domains_root is not None:
+        d = get_domain(os.fspath(domain), domains_root)
+        text = Path(text_file) if text_file else (d.text_file if d.text_file.is_file() else None)
+        if _looks_like_file(problem):
+            problem_path = Path(problem).resolve()
+            if not problem_path.is_file():
+                raise PDDLError("no such PDDL file", problem_path)
+            return Target(d.name, problem_path.stem, "custom", d.domain_file, problem_path, text, False)
+        return Target(d.name, os.fspath(problem), split, d.domain_file, d.problem_file(os.fspath(problem), split),
+                      text, False)
     if not names_shipped_domain(domain) and _looks_like_file(domain):
         domain_file, problem_file = Path(domain).resolve(), Path(problem).resolve()
         for f in (domain_file, problem_file):

@@ -64,6 +64,7 @@ def analyse(
         "executability_by_step": by_step,
         "wilcoxon": wilcoxon,
         "context": M.context_measure(records),
+        "costs": any(r.cost is not None for r in records),
         "errored": errored,
     }
 

@@ -106,7 +106,13 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         "call's prompt, and every call of the step (summaries, retrievals) added up. Executability: fraction "
         "of the agent's actions that were valid."
     )
-    efficiency_header = ["Domain", "Agent", *(m.label for m in efficiency_columns(data["context"]))]
+    costs = bool(data.get("costs"))
+    if costs:
+        efficiency_note += (
+            " Cost (solved) and cost / optimal: the total action cost of solved episodes in domains with action "
+            "costs, and its ratio to the optimal plan's cost where that is known."
+        )
+    efficiency_header = ["Domain", "Agent", *(m.label for m in efficiency_columns(data["context"], costs))]
     about = [  # names from the run folder (a shared one is anyone's): shown inert, one line each (`printable`)
         f"# Evaluation report: `{out}`",
         "",
@@ -144,7 +150,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         "",
         efficiency_note,
         "",
-        md_table(efficiency_header, efficiency_rows(summary, agents, domains, data["context"])),
+        md_table(efficiency_header, efficiency_rows(summary, agents, domains, data["context"], costs)),
         "",
     ]
     kept = [line for line in lines if not is_errored(line)]

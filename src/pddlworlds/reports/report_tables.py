@@ -89,13 +89,18 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def efficiency_columns(context: str) -> list[M.Metric]:
-    """The efficiency table's metrics; the in-trial context column only when the run recorded it."""
-    return M.metric_columns("efficiency", lambda m: m.name != "context_tokens_per_step" or m.name == context)
+def efficiency_columns(context: str, costs: bool = False) -> list[M.Metric]:
+    """The efficiency table's metrics; the in-trial context column only when the run recorded it, the cost
+    columns only when some episode played a domain with action costs."""
+    return M.metric_columns(
+        "efficiency",
+        lambda m: (m.name != "context_tokens_per_step" or m.name == context)
+        and (costs or m.name not in M.COST_METRICS),
+    )
 
 
-def efficiency_rows(summary, agents, domains, context: str) -> list[list[str]]:
-    columns = efficiency_columns(context)
+def efficiency_rows(summary, agents, domains, context: str, costs: bool = False) -> list[list[str]]:
+    columns = efficiency_columns(context, costs)
     return [
         [domain_label(domain), agent_label(agent), *(m.format(row) for m in columns)]
         for domain, agent, row in summary_rows(summary, agents, domains)

@@ -7,7 +7,8 @@ docs/method.md section 3 describes:
 - progress rate (PR): best fraction of goal atoms reached; success rate (SR): PR = 1;
 - steps: agent turns, an unsolved episode counting the whole budget (`max_steps`);
 - steps / optimal and extra steps over optimal (action efficiency), on solved episodes whose optimal plan
-  length is known;
+  length is known; in a domain with action costs also the cost of solved episodes and cost / optimal cost
+  (`COST_METRICS`, shown only when some episode has a cost);
 - context tokens per step (context efficiency): the in-trial context (working memory) at each action call
   when the agent records it (`StepRecord.context_tokens`), else the whole prompt of that call; the whole
   prompt and the tokens of every call of the step (summaries, retrievals) are kept as their own columns;
@@ -30,6 +31,7 @@ from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 
 __all__ = [
     "CONTEXT_MEASURES",
+    "COST_METRICS",
     "METRICS",
     "OVERALL",
     "PROGRESS_STEPS",
@@ -149,6 +151,15 @@ def _solved_with_optimal(r: EpisodeRecord) -> bool:
     return r.success and r.optimal_length is not None and r.optimal_length > 0
 
 
+def _cost_over_optimal(r: EpisodeRecord) -> float | None:
+    """A solved episode's action cost over the optimal plan's cost (both known, costed domains only)."""
+    if not (r.success and r.cost is not None and r.optimal_cost is not None):
+        return None
+    if r.optimal_cost == 0:
+        return 1.0 if r.cost == 0 else None
+    return r.cost / r.optimal_cost
+
+
 @dataclass(frozen=True)
 class Metric:
     """One metric. `episode(record, max_steps)` gives its per-episode value under `source` (default: `name`);
@@ -177,6 +188,9 @@ class Metric:
         value = row[self.name]
         return "–" if value is None else f"{value * self.scale:.{self.digits}f}"
 
+
+#: The efficiency columns of action costs, shown only for runs with a domain that has them.
+COST_METRICS = ("cost", "cost_over_optimal")
 
 #: The context measure `context_rel` divides: in-trial context when the run recorded it, else the prompt.
 CONTEXT_MEASURES = ("context_tokens_per_step", "prompt_tokens_per_step")
@@ -231,6 +245,21 @@ METRICS: tuple[Metric, ...] = (
         lambda r, k: float(budget_steps(r, k) - r.optimal_length) if _solved_with_optimal(r) else None,
         table="efficiency",
         label="extra steps",
+    ),
+    Metric(
+        "cost",
+        _mean_of("cost", lambda m: m["success"] and m["cost"] is not None),
+        lambda r, _: float(r.cost) if r.cost is not None else None,
+        table="efficiency",
+        label="cost (solved)",
+    ),
+    Metric(
+        "cost_over_optimal",
+        _mean_of("cost_over_optimal", lambda m: m["cost_over_optimal"] is not None),
+        lambda r, _: _cost_over_optimal(r),
+        table="efficiency",
+        label="cost / optimal",
+        digits=2,
     ),
     Metric(
         "prompt_tokens_per_step",

@@ -8,12 +8,14 @@ and one OR, plus its conditional effects and the derived atoms' closure where a 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from functools import cached_property
 
 from .pddl import LiftedTask
 
-__all__ = ["Atom", "CondEffect", "GroundAction", "GroundTask", "natural_key", "set_bits"]
+__all__ = ["Atom", "ByteTable", "CondEffect", "GroundAction", "GroundTask", "natural_key", "set_bits"]
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -125,25 +127,26 @@ class GroundTask:
     def applicable(self, state: int) -> list[int]:
         """Indices of the actions applicable in `state`, in action order.
 
-        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action.
+        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action; the
+        candidates of each byte of the true key atoms are gathered once per byte value (`ByteTable`).
         """
-        keyed, unkeyed, keys = self._triggers
-        found = [i for i in unkeyed if self.is_applicable(state, i)]
-        actions = self.actions
-        true_keys = state & keys
-        while true_keys:
-            low = true_keys & -true_keys
-            for i in keyed[low.bit_length() - 1]:
-                a = actions[i]
-                if not (a.pre_pos & ~state) and not (a.pre_neg & state):
-                    found.append(i)
-            true_keys ^= low
+        unkeyed, table, keys = self._triggers
+        absent = ~state
+        found = [
+            i
+            for chunk in table.parts(state & keys)
+            for i, pos, neg in chunk
+            if not (pos & absent) and not (neg & state)
+        ]
+        if unkeyed:
+            found += [i for i in unkeyed if self.is_applicable(state, i)]
         found.sort()
         return found
 
     @cached_property
-    def _triggers(self) -> tuple[dict[int, list[int]], list[int], int]:
-        """(key atom -> actions, actions without a key, mask of the key atoms), built on first use.
+    def _triggers(self) -> tuple[list[int], ByteTable, int]:
+        """(actions without a key, key atom byte -> (index, pos, neg) of its actions, mask of the key atoms),
+        built on first use.
 
         An action's key is the positive precondition atom that some action changes and that the fewest
         actions require (else any positive precondition): an action can only apply where its key holds.
@@ -154,7 +157,7 @@ class GroundTask:
             changing |= a.add | a.delete
             for bit in set_bits(a.pre_pos):
                 need[bit] = need.get(bit, 0) + 1
-        keyed: dict[int, list[int]] = {}
+        keyed: dict[int, list[tuple[int, int, int]]] = {}
         unkeyed: list[int] = []
         for i, a in enumerate(self.actions):
             bits = list(set_bits(a.pre_pos))
@@ -162,11 +165,12 @@ class GroundTask:
                 unkeyed.append(i)
                 continue
             key = min(bits, key=lambda b: (not (changing >> b & 1), need[b], b))
-            keyed.setdefault(key, []).append(i)
+            keyed.setdefault(key, []).append((i, a.pre_pos, a.pre_neg))
         keys = 0
         for bit in keyed:
             keys |= 1 << bit
-        return keyed, unkeyed, keys
+        by_bit = [tuple(keyed.get(bit, ())) for bit in range(max(keyed, default=-1) + 1)]
+        return unkeyed, ByteTable(by_bit, lambda parts: tuple(x for part in parts for x in part)), keys
 
     # ---- goal --------------------------------------------------------------------------------
 
@@ -213,3 +217,38 @@ def set_bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+class ByteTable:
+    """What the set bits of a mask stand for, combined one byte of the mask at a time.
+
+    `parts(mask)` gives, for each non-zero byte of `mask` (lowest first), `combine` of the items of that
+    byte's set bits (in bit order), worked out the first time that byte value is seen at that place and
+    then looked up: a state's sentences, or the candidate actions of its key atoms, cost one dictionary
+    look-up per non-zero byte instead of a loop over its bits. At most 256 entries per byte of the mask.
+    """
+
+    def __init__(self, items: Sequence[Any], combine: Callable[[list[Any]], Any]):
+        self._items = items
+        self._combine = combine
+        self._cache: dict[int, Any] = {}
+
+    def parts(self, mask: int) -> list[Any]:
+        """The combined items of each non-zero byte of `mask`, lowest byte first."""
+        get, out = self._cache.get, []
+        append = out.append
+        place = 0  # the byte's index times 256: a cache key is place | value
+        for value in mask.to_bytes((mask.bit_length() + 7) >> 3, "little"):
+            if value:
+                part = get(place | value)
+                if part is None:
+                    part = self._fill(place | value)
+                append(part)
+            place += 256
+        return out
+
+    def _fill(self, key: int) -> Any:
+        base, value = (key >> 8) << 3, key & 255
+        part = self._combine([self._items[base + b] for b in range(8) if value >> b & 1])
+        self._cache[key] = part
+        return part

@@ -11,7 +11,8 @@ from functools import cached_property
 from pathlib import Path
 
 from .catalogue import load_task
-from .grounding import MAX_ATOMS, MAX_GROUND_ACTIONS, GroundTask, bind, ground, holds, set_bits
+from .ground_task import ByteTable
+from .grounding import MAX_ATOMS, MAX_EXPLORED, MAX_GROUND_ACTIONS, GroundTask, bind, ground, holds, set_bits
 from .pddl import LiftedTask
 from .text import (
     META_ACTIONS,
@@ -53,9 +54,11 @@ class World:
         *,
         max_ground_actions: int = MAX_GROUND_ACTIONS,
         max_atoms: int = MAX_ATOMS,
+        max_explored: int = MAX_EXPLORED,
     ):
         self.lifted = task
-        self.task: GroundTask = ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms)
+        self.task: GroundTask = ground(task, max_ground_actions=max_ground_actions, max_atoms=max_atoms,
+                                       max_explored=max_explored)
         self.templates = templates
         self.parser = ActionParser(task, templates)
         self.name = name or task.problem_name
@@ -74,6 +77,9 @@ class World:
             + [templates.condition(formula) for formula in task.goal_conditions]
         ) + "."
         self._shown = ~self.task.hidden
+        # A state's sentences joined one byte of the state at a time (`ByteTable`): a few look-ups.
+        self._unsaid_dot = tuple(sentence + "." for sentence in self._unsaid)
+        self._said_table = ByteTable(self._said_dot, " ".join)
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
         # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
         # a meta-action its words contain ("stack look around" with objects look and around); texts that
@@ -110,15 +116,16 @@ class World:
 
     def describe(self, state: int) -> str:
         """The full state, one sentence per true atom, in atom order."""
-        sentences = [self._said_dot[i] for i in set_bits(state & self._shown)]
+        sentences = self._said_table.parts(state & self._shown)
         return " ".join(sentences) if sentences else "Nothing is true."
 
     def describe_changes(self, before: int, after: int) -> str:
         added = after & ~before & self._shown
         removed = before & ~after & self._shown
-        parts = [self._said[i] for i in set_bits(added)]
-        parts += [self._unsaid[i] for i in set_bits(removed)]
-        return " ".join(p + "." for p in parts) if parts else "Nothing changed."
+        # an action changes a few atoms: their bits are fewer than the state's bytes, so no table here
+        parts = [self._said_dot[i] for i in set_bits(added)]
+        parts += [self._unsaid_dot[i] for i in set_bits(removed)]
+        return " ".join(parts) if parts else "Nothing changed."
 
     def goal_text(self) -> str:
         return self._goal_text
@@ -177,6 +184,10 @@ class World:
         if known is None:
             known = self._canonical.get(" ".join(tokens(text)))
         if known is not None:
+            if self.task.is_applicable(state, known):  # a listed action's text: no parsing to do
+                after = self.task.apply(state, known)
+                return Outcome(after, self.observe(after, mode, before=state), "action",
+                               self._action_texts[known], True, cost=self.task.actions[known].cost)
             parsed = ParsedAction(self.task.actions[known].schema, self.task.actions[known].args)
         else:
             parsed = self.parser.parse(text)
