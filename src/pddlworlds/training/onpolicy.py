@@ -18,7 +18,8 @@ pick (`choose`; HiAgent writes its subgoal line first, a `head` call that passes
 is recorded once, as the prompt and the reply the expert would give: ` <action>` for STANDARD, `Action:
 <action>` or `Subgoal: <line>\nAction: <action>` for HiAgent, ended by a line end as the candidates are.
 Its subgoals follow the plan's own structure (`agents.segments.goal_segment`: the goal conditions the
-plan's next segment makes true) and its summaries say what the finished subgoal made true.
+plan's next segment makes true) and its summaries say what the finished subgoal made true (as facts,
+`agents.compact.changed_text`, in the compact prompt form).
 `ExpertPlayer` plays in the model's place (the expert's pick, now and then, seeded, another legal action),
 so the same labelling makes expert data and on-policy data.
 """
@@ -32,7 +33,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..agents import get_setting, make_agent, prompts
+from ..agents import compact, get_setting, make_agent, prompts
 from ..agents.admissible import HEAD_STOP
 from ..agents.hiagent import HiAgent, same_subgoal
 from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
@@ -156,7 +157,9 @@ class RelabelLLM:
         world = self.expert.world
         if self.setting.changes_to_summariser:
             met = subgoal.text and _goal_line_holds(world, before, state, subgoal.text)
-            return f"Met: {'yes' if met else 'no'}\nSummary: {made_true(world, before, state)}"
+            facts = compact.changed_text(world, before, state) if self.setting.prompt_form == "compact" else (
+                made_true(world, before, state))
+            return f"Met: {'yes' if met else 'no'}\nSummary: {facts}"
         named, summary = name_progress(world, before, last, state)
         met = "yes" if subgoal.text and same_subgoal(subgoal.text, named) else "no"
         return f"Met: {met}\nSummary: {summary}"
