@@ -121,9 +121,12 @@ def test_every_call_holds_goal_state_candidates_and_history_and_nothing_else(age
     if agent == "hiagent":
         summaries = [c for c in calls if c.purpose == "summary"]
         assert summaries and all(c.messages[1].content.startswith("Subgoal: ") for c in summaries)
-        for c in summaries:  # the teacher's summary: the facts made true, as facts
+        for c in summaries:  # the teacher's summary: the facts made true, as facts; no detour: met
             facts = c.reply.partition("Summary: ")[2]
-            assert c.reply.startswith("Met: ") and "." not in facts and facts
+            assert c.reply.startswith("Met: yes\n") and "." not in facts and facts
+        heads = [c.reply.partition("\n")[0] for c in picks if c.reply.startswith("Subgoal: ")]
+        assert len(heads) == len(summaries) + 1  # subgoal lines are goal facts, as the goal line writes them
+        assert all(h.startswith("Subgoal: contains shot") for h in heads)
 
 
 def test_the_calls_are_deterministic() -> None:

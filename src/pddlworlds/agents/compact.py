@@ -16,7 +16,8 @@ setting has learned the game from its data, so each of its calls in the `state-c
 - a one-line cue.
 Everything that changes at every step (state, candidates, cue) comes last, so a prompt cache reuses the
 instruction, the goal and the history from call to call. HiAgent's summariser reads the subgoal and its
-steps in the same one-line form and is taught to reply with the facts the subgoal made true, as facts.
+steps in the same one-line form and is taught to reply with the facts the subgoal made true, as facts;
+the teacher's subgoal lines are facts too (the goal conditions a plan segment makes true).
 
 Facts are written from the environment's state, not parsed from its sentences: a predicate's true atoms on
 one line, `ontable: shot1 shot3` for one argument and `holding: left shot2, right shaker1` for more.
@@ -40,6 +41,7 @@ __all__ = [
     "candidates_block",
     "changed_text",
     "fact_lines",
+    "goal_facts_text",
     "goal_block",
     "hiagent_cue",
     "hiagent_system",
@@ -99,6 +101,13 @@ def changed_text(world: World, before: int, after: int) -> str:
     return atoms_text(_atoms(world, after & ~before))
 
 
+def goal_facts_text(world: World, before: int, after: int) -> str:
+    """The goal's facts true in `after` and not in `before`, on one line: a subgoal line the teacher
+    writes ("the goal" when there are none, as `segments.goal_segment` names a plan that makes none)."""
+    atoms = _atoms(world, world.task.goal_pos & after & ~before)
+    return atoms_text(atoms) if atoms else "the goal"
+
+
 # --------------------------------------------------------------------------------------------------
 # Fixed per episode: the instruction, the goal and the facts no action changes.
 
@@ -107,7 +116,7 @@ def standard_system() -> str:
 
 
 def hiagent_system(*, retrieve: bool) -> str:
-    text = "Pick the next action, in subgoals. Reply: [Subgoal: <line>] Action: <candidate>"
+    text = "Pick the next action, in subgoals. Reply: [Subgoal: <goal facts>] Action: <candidate>"
     return text + (" (retrieve(k) shows subgoal k's steps)" if retrieve else "")
 
 
