@@ -18,8 +18,9 @@ is loaded; the default model's prompt format, plain text, BOS first), as `Embedd
 
     PYTHONPATH=src python scripts/measure_compact.py [--domains barman] [--max-steps 60] [--time]
 
-`--time` also replays the compact form's calls through the embedded model (the prompt cache on) and
-prints seconds per step (on a loaded machine, a ceiling rather than a speed figure).
+`--time` also replays the compact form's calls through the embedded model (the shipped adapter, one
+thread, the prompt cache on) and prints the process's CPU seconds per step (what one idle core would take;
+wall time on a loaded machine says little).
 
 `--data FOLDER[,FOLDER]` instead reports training data (`train rollout` folders, as `train fit` reads them):
 labelled states, tokens a call, and the tokens `train fit` packs them into at `--max-len` (a fit's cost),
@@ -60,6 +61,7 @@ class Call:
     prefix: str = ""
     continuations: tuple[str, ...] = ()
     reply: str = ""
+    stop: tuple[str, ...] = ()
 
 
 @dataclass
@@ -78,7 +80,7 @@ class Recorder:
              temperature: float = 0.0) -> Completion:
         completion = self.inner.chat(messages, max_tokens=max_tokens, stop=stop, temperature=temperature)
         kind = "summary" if messages[-1].content.endswith("Met:") else "head"
-        self.calls.append(Call(kind, tuple(messages), reply=completion.text))
+        self.calls.append(Call(kind, tuple(messages), reply=completion.text, stop=tuple(stop)))
         return completion
 
     def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
@@ -167,17 +169,19 @@ def measure(vocab, calls: list[Call], steps: int) -> dict[str, float]:
 
 
 def replay_seconds(calls: list[Call], steps: int) -> float:
-    """Seconds per step of the recorded calls through the embedded model, the prompt cache on."""
+    """CPU seconds per step of the recorded calls through the embedded model on one thread, the prompt
+    cache on (the model's load not counted)."""
     from pddlworlds.llm import EmbeddedLLM
 
-    llm = EmbeddedLLM()
-    start = time.perf_counter()
+    llm = EmbeddedLLM(n_threads=1)
+    start = time.process_time()
     for call in calls:
         if call.kind == "pick":
             llm.choose(call.messages, call.continuations, prefix=call.prefix)
         else:
-            llm.chat(call.messages, max_tokens=max(8, len(call.reply) // 2), temperature=0.0)
-    return (time.perf_counter() - start) / steps
+            # as long as the expert's reply (a trained model's length), ended by the call's own stops
+            llm.chat(call.messages, max_tokens=len(call.reply) // 3 + 2, stop=call.stop, temperature=0.0)
+    return (time.process_time() - start) / steps
 
 
 def data_report(vocab, folders: str, max_len: int) -> None:
@@ -214,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         data_report(vocab, args.data, args.max_len)
         return 0
     print("| domain | problem | agent | form | steps | tokens/call max | median | summary call max "
-          "| evaluated/step, no cache | with cache |" + (" s/step |" if args.time else ""))
+          "| evaluated/step, no cache | with cache |" + (" CPU s/step |" if args.time else ""))
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.time else ""))
     for domain in args.domains.split(","):
         problem = largest_public(domain)

@@ -148,7 +148,8 @@ def test_a_retrieval_shows_the_steps_in_place_of_the_summary() -> None:
     observation, *_ = env.step("pick ball1 in rooma with left")
     agent.observe("pick ball1 in rooma with left", observation, {**info, "step": 1})
     first = agent.wm.current
-    first.finished, first.summary = True, "carry ball1 left"
+    agent._finish(first, [])  # without a summariser the summary is the last step's observation, here its facts
+    assert first.finished and first.summary == "carry ball1 left"
     agent.wm.open("second")
     assert "Summary: carry ball1 left\n" in agent.memory_text()
     agent._retrieve(agent.wm.current, "retrieve(1)", 1)

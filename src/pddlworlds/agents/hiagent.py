@@ -186,6 +186,8 @@ class HiAgent(LLMAgent):
         if not self.hide_finished:
             return
         fallback = subgoal.last_observation
+        if self.compact and subgoal.env_pairs:  # the compact form's observation: what the last step made true
+            fallback = subgoal.env_pairs[-1].change
         if not self.summarize:
             subgoal.summary = fallback
             return
