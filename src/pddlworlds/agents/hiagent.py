@@ -27,7 +27,7 @@ from ..env import StepInfo
 from ..llm import LLM, Message
 from ..records import LLMCall
 from ..registry import Registry
-from . import prompts
+from . import compact, prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
@@ -104,6 +104,9 @@ class HiAgent(LLMAgent):
             describe=self.setting.describe_actions,
         )
 
+    def _compact_system(self) -> str:
+        return compact.hiagent_system(retrieve=self.retrieve)
+
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
         self.wm = WorkingMemory()
@@ -114,6 +117,8 @@ class HiAgent(LLMAgent):
 
     def memory_text(self) -> str:
         """The working-memory part of the prompt, exactly as it is sent."""
+        if self.compact:
+            return compact.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize)
         return prompts.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize)
 
     # ---- one turn ------------------------------------------------------------------------------
@@ -123,12 +128,14 @@ class HiAgent(LLMAgent):
         retrievals = 0
         while True:
             forced = self.retrieve and retrievals >= self.max_retrievals_in_a_row
-            memory = self.in_view(self.memory_text(), observation)
             current = self.wm.current
-            cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
-            messages = self.messages(memory, cue)
+            if self.compact:
+                cue = compact.hiagent_cue()
+            else:
+                cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
+            offered = [s.index for s in self.wm.finished()] if self.retrieve and not forced else []
+            memory, messages = self.view(self.memory_text(), observation, cue, offered)
             if self.setting.chooses:  # the model writes its subgoal line; the action is chosen
-                offered = [s.index for s in self.wm.finished()] if self.retrieve and not forced else []
                 reply, call = self._admissible_reply(messages, calls, head=True, retrievable=offered)
             else:
                 completion, call = self._call("action", messages, self.max_tokens, prompts.ACTION_STOP)
@@ -153,7 +160,9 @@ class HiAgent(LLMAgent):
         world, and a model that keeps asking would otherwise fill its memory with them)."""
         subgoal = self.wm.ensure_current()
         subgoal.pairs = [p for p in subgoal.pairs if not (p.kind == "retrieval" and p.retrieved is None)]
-        change = prompts.change_text(self._state, observation) if self.setting.changes_to_summariser else None
+        change = self.step_change()
+        if change is None and self.setting.changes_to_summariser:
+            change = prompts.change_text(self._state, observation)
         subgoal.pairs.append(Pair(action, observation, step=int(info["step"]), change=change))
         self._state = observation
 
@@ -177,14 +186,19 @@ class HiAgent(LLMAgent):
         if not self.hide_finished:
             return
         fallback = subgoal.last_observation
+        if self.compact and subgoal.env_pairs:  # the compact form's observation: what the last step made true
+            fallback = subgoal.env_pairs[-1].change
         if not self.summarize:
             subgoal.summary = fallback
             return
         changes = self.setting.changes_to_summariser
-        messages = [
-            Message("system", prompts.summarizer_system(changes=changes)),
-            Message("user", prompts.summary_request(subgoal, changes=changes)),
-        ]
+        if self.compact:
+            messages = [Message("system", compact.summarizer_system()), Message("user", compact.summary_request(subgoal))]
+        else:
+            messages = [
+                Message("system", prompts.summarizer_system(changes=changes)),
+                Message("user", prompts.summary_request(subgoal, changes=changes)),
+            ]
         completion, call = self._call("summary", messages, self.summary_max_tokens, prompts.SUMMARY_STOP)
         calls.append(call)
         met, summary = (None, None) if completion.error else parse_summary(completion.text)
@@ -196,8 +210,9 @@ class HiAgent(LLMAgent):
         finished = [s.index for s in self.wm.finished()]
         action = f"retrieve({k})" if k is not None else action
         target = self.wm.get(k) if k is not None else None
+        words = compact if self.compact else prompts
         if target is None or not target.finished:
-            subgoal.pairs.append(Pair(action, prompts.retrieval_error(k, finished), kind="retrieval"))
+            subgoal.pairs.append(Pair(action, words.retrieval_error(k, finished), kind="retrieval"))
         else:
             target.retrieved_now = True
-            subgoal.pairs.append(Pair(action, prompts.retrieval_note(k), kind="retrieval", retrieved=k))
+            subgoal.pairs.append(Pair(action, words.retrieval_note(k), kind="retrieval", retrieved=k))

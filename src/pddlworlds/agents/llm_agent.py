@@ -8,6 +8,9 @@ raised by `llm.chat` itself propagates, so the runner records it as the episode'
 `setting` (`settings.SETTINGS`) says what the agent plays in: `free` (the model writes its action),
 `admissible` or `state-choice` (the action calls choose among the legal actions, `admissible.py`; a
 backend that cannot score texts is refused). A setting other than `free` is recorded in the agent's flags.
+In a setting of the compact prompt form (`state-choice-compact`, `compact.py`) the agent builds its calls
+from the environment's state (the goal and state as facts, the candidates listed); the form and its
+version are recorded in the flags too.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ..env import StepInfo
 from ..llm import LLM, Completion, Message, candidate_scorer
 from ..records import LLMCall
 from ..worlds.catalogue import domains
-from . import prompts
+from . import compact, prompts
 from .admissible import CHOICE_SCORES, candidate_actions, choose_action, free_head
 from .base import Agent
 from .examples import Example, example_file, load_example
@@ -76,6 +79,12 @@ class LLMAgent(Agent):
         self.task = ""
         self._details: dict[str, Any] = {}
         self._env: gym.Env | None = None
+        self._bits = 0  # the state after the last step (compact form: what a step made true)
+
+    @property
+    def compact(self) -> bool:
+        """Whether the agent's calls are in the compact form (`compact.py`)."""
+        return self.setting.prompt_form == "compact"
 
     def flags(self) -> dict[str, Any]:
         """What the run configuration records: the prompts' version, and each shipped domain's example
@@ -95,6 +104,7 @@ class LLMAgent(Agent):
             **({"insights": list(self.insight_texts)} if self.insights is not None else {}),
             **({"setting": self.setting.name} if self.setting.name != DEFAULT_SETTING else {}),
             **({"choice_score": self.choice_score} if self.choice_score != self.setting.choice_score else {}),
+            **({"prompt_form": "compact", "compact_version": compact.COMPACT_VERSION} if self.compact else {}),
         }
 
     def _example_for(self, folder: Path, mode: str) -> Example | None:
@@ -116,14 +126,21 @@ class LLMAgent(Agent):
         self.look_around = base.observation_mode == "changes" and self.setting.describe_actions
         folder = Path(base.domain_file).resolve().parent
         self.example = self._example_for(folder, base.observation_mode) if self.use_example else None
-        self.system = self._system_text(world)
+        self.system = self._compact_system() if self.compact else self._system_text(world)
         self.system = with_impossible_rule(self.system, env)  # the `impossible` action, when offered
         self.insight_texts = self._pick_insights(env, info)
         self.system = prompts.with_insights(self.system, self.insight_texts)  # cross-trial insights, last
-        self.task = prompts.problem_text(info["goal"], observation)
+        if self.compact:
+            self.task = compact.goal_block(world, info["goal"])
+        else:
+            self.task = prompts.problem_text(info["goal"], observation)
+        self._bits = int(base.state)
         self._details = {}
 
     def _system_text(self, world) -> str:
+        raise NotImplementedError
+
+    def _compact_system(self) -> str:
         raise NotImplementedError
 
     def _pick_insights(self, env: gym.Env, info: StepInfo) -> list[str]:
@@ -138,6 +155,34 @@ class LLMAgent(Agent):
         if not self.setting.state_in_view or (self.task + memory).endswith(f"Observation: {observation}\n"):
             return memory
         return memory + prompts.state_line(observation)
+
+    def view(
+        self, memory: str, observation: str, cue: str, retrievable: list[int] | None = None
+    ) -> tuple[str, list[Message]]:
+        """(what the prompt shows after the problem, the prompt) for a turn: the memory in view (`in_view`)
+        in the full form; in the compact form the memory, the current state as facts and the candidates the
+        turn chooses among (`retrievable`: HiAgent's finished subgoals offered)."""
+        if not self.compact:
+            memory = self.in_view(memory, observation)
+            return memory, self.messages(memory, cue)
+        base = self._env.unwrapped
+        actions = candidate_actions(
+            self._env, look_around=self.look_around, retrievable=retrievable or [],
+            describe=self.setting.describe_actions,
+        )
+        memory += compact.state_block(base.world, int(base.state)) + compact.candidates_block(actions)
+        return memory, self.messages(memory, cue)
+
+    def step_change(self) -> str | None:
+        """In the compact form, the facts the step just taken made true (from the environment's state, which
+        becomes the state the next step is compared with); None in the full form."""
+        if not self.compact:
+            return None
+        base = self._env.unwrapped
+        after = int(base.state)
+        text = compact.changed_text(base.world, self._bits, after)
+        self._bits = after
+        return text
 
     def messages(self, memory: str, cue: str) -> list[Message]:
         """The prompt: fixed system text, then the problem, the memory and the cue (in that order)."""

@@ -19,6 +19,10 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   each step of a finished subgoal as the action and what it changed. No in-context example is shown
   (the domains' examples show invalid actions and `check valid actions`, which this setting has no
   place for); the system text states the reply format.
+- `state-choice-compact`: `state-choice` for a model trained in it, in the compact prompt form
+  (`compact.py`): no action list, the goal, the facts no action changes, the history one line a step,
+  the current state as facts and the candidates listed; about a tenth of `state-choice`'s tokens a call.
+  The same candidates, scores and summariser calls; a prompt of its own, so a model is trained for it.
 
 Only backends that score given texts (the embedded model) play `admissible` and `state-choice`; neither
 is ever set beside published numbers, which are all free decoding.
@@ -39,7 +43,7 @@ class Setting:
     domain's default), `decoding` (how the action is picked: "free" or "admissible"), `choice_score` (the
     rule that ranks candidates, a name in `admissible.CHOICE_SCORES`), whether the prompt keeps the current
     state in view, whether the describing meta-actions are offered, and whether the summariser reads
-    changes instead of whole observations."""
+    changes instead of whole observations, and the prompt form ("full" or "compact")."""
 
     name: str
     observation_modes: tuple[str, ...]
@@ -51,6 +55,7 @@ class Setting:
     state_in_view: bool = False  # the prompt's last observation is always the current state
     comparable: bool = False  # may stand beside published numbers (with the AgentBoard profile)
     summary: str = ""
+    prompt_form: str = "full"  # "full" (prompts.py) or "compact" (compact.py: a model trained in the form)
 
     @property
     def observation_mode(self) -> str | None:
@@ -80,6 +85,12 @@ SETTINGS: Registry[Setting] = Registry("setting", {
         changes_to_summariser=True, example=False, state_in_view=True,
         summary="the current state after every action; the model picks among the legal actions (and "
         "HiAgent's retrievals) by its mean log-probability per token",
+    ),
+    "state-choice-compact": Setting(
+        "state-choice-compact", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
+        changes_to_summariser=True, example=False, state_in_view=True, prompt_form="compact",
+        summary="state-choice in the compact prompt form (goal, fixed facts, one line a step, the current "
+        "state as facts, the candidates listed), for a model trained in that form",
     ),
 })
 

@@ -7,7 +7,7 @@ import gymnasium as gym
 from ..env import StepInfo
 from ..llm import LLM
 from ..records import LLMCall
-from . import prompts
+from . import compact, prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair
 from .settings import DEFAULT_SETTING
@@ -41,16 +41,21 @@ class StandardAgent(LLMAgent):
             world, self.example, look_around=self.look_around, describe=self.setting.describe_actions
         )
 
+    def _compact_system(self) -> str:
+        return compact.standard_system()
+
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
         self.history = []
 
     def memory_text(self) -> str:
+        if self.compact:
+            return compact.render_pairs(self.history)
         return prompts.render_pairs(self.history)
 
     def act(self, observation: str, info: StepInfo) -> str:
-        memory = self.in_view(self.memory_text(), observation)
-        messages = self.messages(memory, prompts.standard_cue())
+        cue = compact.standard_cue() if self.compact else prompts.standard_cue()
+        memory, messages = self.view(self.memory_text(), observation, cue)
         if self.setting.chooses:  # the cue ends on "Action:": the action follows it directly
             calls: list[LLMCall] = []
             reply, call = self._admissible_reply(messages, calls, head=False)
@@ -62,4 +67,4 @@ class StandardAgent(LLMAgent):
         return action
 
     def observe(self, action: str, observation: str, info: StepInfo) -> None:
-        self.history.append(Pair(action, observation, step=int(info["step"])))
+        self.history.append(Pair(action, observation, step=int(info["step"]), change=self.step_change()))

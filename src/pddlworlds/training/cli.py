@@ -152,6 +152,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         init=str(args.init) if args.init else None,
         train_layers=args.train_layers,
         base_model=str(args.base_model) if args.base_model else None,
+        precision=args.precision,
     )
     try:
         with _stop_on_signal("train fit", "the current step (checkpoint, adapter and summary follow)") as stop:
@@ -276,6 +277,9 @@ def add_parsers(sub: Any) -> None:
                         "weights, frozen, and the backward pass stops above them (default 0: all layers)")
     f.add_argument("--base-model", type=Path, default=None,
                    help="the base model GGUF to fine-tune (default: the embedded model)")
+    f.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                   help="fp32 (default), or bf16: the forward pass under bfloat16 autocast, for a GPU (weights, "
+                        "adapter and optimizer stay float32)")
     f.add_argument("--no-progress", action="store_true")
     f.set_defaults(func=cmd_fit)
 
@@ -305,7 +309,8 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--planner-timeout", type=positive_float, default=60, help="seconds per planner call")
     r.add_argument("--threads", type=positive_int, default=None, help="llama.cpp threads")
     r.add_argument("--setting", default="free",
-                   help="the setting the agents play in (free, admissible, state-choice; default free)")
+                   help="the setting the agents play in (free, admissible, state-choice, state-choice-compact; "
+                        "default free)")
     r.add_argument("--detour", type=probability, default=0.15,
                    help="with --adapter expert: the chance a pick is another legal action (default 0.15)")
     r.add_argument("--no-progress", action="store_true")

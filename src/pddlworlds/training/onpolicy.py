@@ -18,7 +18,8 @@ pick (`choose`; HiAgent writes its subgoal line first, a `head` call that passes
 is recorded once, as the prompt and the reply the expert would give: ` <action>` for STANDARD, `Action:
 <action>` or `Subgoal: <line>\nAction: <action>` for HiAgent, ended by a line end as the candidates are.
 Its subgoals follow the plan's own structure (`agents.segments.goal_segment`: the goal conditions the
-plan's next segment makes true) and its summaries say what the finished subgoal made true.
+plan's next segment makes true) and its summaries say what the finished subgoal made true (both as facts
+in the compact prompt form, `agents.compact`).
 `ExpertPlayer` plays in the model's place (the expert's pick, now and then, seeded, another legal action),
 so the same labelling makes expert data and on-policy data.
 """
@@ -32,7 +33,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from ..agents import get_setting, make_agent, prompts
+from ..agents import compact, get_setting, make_agent, prompts
 from ..agents.admissible import HEAD_STOP
 from ..agents.hiagent import HiAgent, same_subgoal
 from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
@@ -138,7 +139,13 @@ class RelabelLLM:
         if not isinstance(self.agent, HiAgent):
             return f" {action}"
         if self.setting.chooses and self.setting.changes_to_summariser:  # the plan's own structure
-            first = goal_segment(world, plan, state).text
+            segment = goal_segment(world, plan, state)
+            first = segment.text
+            if self.setting.prompt_form == "compact":  # the goal conditions it makes true, as facts
+                end = state
+                for index in plan[: segment.end]:
+                    end = world.task.apply(end, index)
+                first = compact.goal_facts_text(world, state, end)
         else:
             first = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
         current = self.agent.wm.current
@@ -155,22 +162,29 @@ class RelabelLLM:
         last = states[steps[-1] - 1] if steps else state
         world = self.expert.world
         if self.setting.changes_to_summariser:
-            met = subgoal.text and _goal_line_holds(world, before, state, subgoal.text)
-            return f"Met: {'yes' if met else 'no'}\nSummary: {made_true(world, before, state)}"
+            facts_form = self.setting.prompt_form == "compact"
+            met = subgoal.text and _goal_line_holds(world, before, state, subgoal.text, facts_form)
+            facts = compact.changed_text(world, before, state) if facts_form else made_true(world, before, state)
+            return f"Met: {'yes' if met else 'no'}\nSummary: {facts}"
         named, summary = name_progress(world, before, last, state)
         met = "yes" if subgoal.text and same_subgoal(subgoal.text, named) else "no"
         return f"Met: {met}\nSummary: {summary}"
 
 
-def _goal_line_holds(world: Any, before: int, after: int, text: str) -> bool:
-    """Whether `text` names (as the teacher names subgoals) goal conditions that went from false at
-    `before` to true at `after`, all of them holding at `after`."""
+def _goal_line_holds(world: Any, before: int, after: int, text: str, facts: bool = False) -> bool:
+    """Whether `text` names (as the teacher names subgoals; as facts with `facts`) goal conditions that
+    went from false at `before` to true at `after`, all of them holding at `after`."""
     task = world.task
     new = task.goal_pos & after & ~before
     if not new:
         return False
-    named = [prompts.clause(world.templates.sentence(task.atoms[i])) for i in range(len(task.atoms)) if new >> i & 1]
-    return any(same_subgoal(text, line) for line in (_join(named), *named))
+    atoms = [task.atoms[i] for i in range(len(task.atoms)) if new >> i & 1]
+    if facts:
+        lines = [compact.atoms_text(atoms), *(compact.atoms_text([atom]) for atom in atoms)]
+    else:
+        named = [prompts.clause(world.templates.sentence(atom)) for atom in atoms]
+        lines = [_join(named), *named]
+    return any(same_subgoal(text, line) for line in lines)
 
 
 def _join(lines: list[str]) -> str:

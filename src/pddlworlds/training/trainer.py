@@ -81,6 +81,7 @@ class TrainConfig:
     # LoRA trains only in the top N transformer layers (0: all). The layers below keep the weights they
     # start with (the warm start's, or zero), frozen, so the backward pass stops above them.
     train_layers: int = 0
+    precision: str = "fp32"  # or "bf16": the forward pass under bfloat16 autocast (for a GPU; weights stay fp32)
 
 
 def _imports() -> tuple[Any, Any, Any]:
@@ -188,6 +189,8 @@ def check_config(config: TrainConfig) -> None:
         check_range("--threads", config.threads, 1, integer=True)
     if config.schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {config.schedule!r}; schedules: {', '.join(SCHEDULES)}")
+    if config.precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {config.precision!r}; precisions: {', '.join(PRECISIONS)}")
 
 
 def build_sequences(
@@ -208,6 +211,7 @@ def build_sequences(
 
 
 SCHEDULES = ("constant", "linear")
+PRECISIONS = ("fp32", "bf16")
 
 
 def lr_factor(step: int, total: int, config: TrainConfig) -> float:
@@ -285,6 +289,8 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     torch.set_num_threads(threads)
     torch.manual_seed(config.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.type == "cuda":  # TF32 matrix products: float32 weights at tensor-core speed
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
 
     load_start = time.perf_counter()
     base, tokenizer, base_info = load_base_model(config.base_model)
@@ -368,7 +374,8 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
             raise RuntimeError(f"the schedule has no sequences for step {step + 1} of {total}")
         loss_sum, n_tokens = 0.0, 0
         for i in batch:
-            loss = sequence_loss(model, sequences[i], sliding_window, softcap, device) / len(batch)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=config.precision == "bf16"):
+                loss = sequence_loss(model, sequences[i], sliding_window, softcap, device) / len(batch)
             loss.backward()
             loss_sum += float(loss.detach())
             n_tokens += len(sequences[i])
