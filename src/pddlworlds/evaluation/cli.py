@@ -318,8 +318,10 @@ def add_eval_parsers(subparsers: Any) -> None:
         "--setting", metavar="NAME",
         help="what the LLM agents play in: free (default: the model writes its actions, each domain's default "
         "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
-        "full state after every action; it picks among the legal actions by a length-normalised score). "
-        "admissible and state-choice need the embedded model and are not comparable with published numbers",
+        "full state after every action; it picks among the legal actions by a length-normalised score), "
+        "state-choice-compact (the same game, each call written as facts: goal, state, candidates and the "
+        "history one line a step, for a model trained in that form). admissible and the state-choice settings "
+        "need the embedded model and are not comparable with published numbers",
     )
     p.add_argument(  # the older spelling of --setting free|admissible
         "--decoding", choices=["free", "admissible"], help="the older spelling of --setting free|admissible",

@@ -15,7 +15,7 @@ import pytest
 
 from pddlworlds.training.trainer import TrainConfig, check_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "gpu_train.sh"
 
 
