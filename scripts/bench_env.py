@@ -35,8 +35,8 @@ import time
 import warnings
 from dataclasses import dataclass
 
-from pddlworlds.worlds.catalogue import domains
 from pddlworlds.env import PDDLTextEnv
+from pddlworlds.worlds.catalogue import domains
 from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 

@@ -16,8 +16,8 @@ import time
 import warnings
 
 from pddlworlds.worlds.catalogue import domains, load_task
-from pddlworlds.worlds.world import World
 from pddlworlds.worlds.text import load_templates
+from pddlworlds.worlds.world import World
 
 
 def main() -> None:

@@ -15,10 +15,10 @@ import sys
 import time
 from collections import defaultdict
 
+from pddlworlds.artefacts.plans import read_index
+from pddlworlds.planning import PLANNERS, solve
 from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
 from pddlworlds.worlds.pddl import ignore_normalisation_warnings
-from pddlworlds.planning import PLANNERS, solve
-from pddlworlds.artefacts.plans import read_index
 
 
 def main(argv: list[str] | None = None) -> int:

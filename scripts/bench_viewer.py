@@ -151,8 +151,8 @@ def make_run(folder: Path, episodes: int, seed: int) -> None:
     import gymnasium as gym
 
     import pddlworlds  # noqa: F401  (registers the environments)
-    from pddlworlds.worlds.catalogue import domains
     from pddlworlds.registration import env_id
+    from pddlworlds.worlds.catalogue import domains
 
     rng = np.random.default_rng(seed)
     problems = [(name, p) for name, d in domains().items() for p in d.problems("agentboard")]

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     table = success_with_and_without(offered, not_offered)
     for (agent, domain), (with_, without) in sorted(table.items(), key=lambda kv: (kv[0][1] == "overall", kv[0][1], kv[0][0])):
         n = sum(1 for r in offered if r.agent == agent and (domain == "overall" or r.domain == domain))
-        show = lambda v: "–" if v is None else f"{100 * v:.1f}"  # noqa: E731
+        show = lambda v: "–" if v is None else f"{100 * v:.1f}"
         print(f"| {domain.capitalize()} | {agent} | {n} | {show(with_)} | {show(without)} |")
     return 0
 

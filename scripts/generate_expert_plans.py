@@ -30,9 +30,6 @@ import time
 
 from tqdm import tqdm
 
-from pddlworlds.worlds.catalogue import domains, get_domain
-from pddlworlds.worlds.grounding import natural_key
-from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.planning import (
     get_planner,
     parse_plan,
@@ -46,6 +43,9 @@ from pddlworlds.planning import (
     world_of,
     write_plan_file,
 )
+from pddlworlds.worlds.catalogue import domains, get_domain
+from pddlworlds.worlds.grounding import natural_key
+from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 
 ROW_TAG = "pddlworlds-index-row: "
 PROOF = "A* with admissible heuristic LM-cut finished; plan validated (replay and unified-planning)"

@@ -25,12 +25,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pddlworlds.worlds.catalogue import domains
-from pddlworlds.worlds.pddl import ignore_normalisation_warnings, domain_constants
-from pddlworlds.planning import update_index
 from pddlworlds.artefacts.plans import read_index
 from pddlworlds.artefacts.proofs import Proof, read_proofs, write_proofs
-from pddlworlds.generators.unsolvable import DEFAULT_SEED, DEFAULT_STATE_CAP, derive, prove, trivial_reason, write_variant
+from pddlworlds.generators.unsolvable import (
+    DEFAULT_SEED,
+    DEFAULT_STATE_CAP,
+    derive,
+    prove,
+    trivial_reason,
+    write_variant,
+)
+from pddlworlds.planning import update_index
+from pddlworlds.worlds.catalogue import domains
+from pddlworlds.worlds.pddl import domain_constants, ignore_normalisation_warnings
 
 BASE_SPLITS = ("agentboard", "generated")
 IMPOSSIBLE_SPLIT = "impossible"
@@ -75,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                 parents = {p: domain.load(p, base) for p in names}
                 found: dict[str, tuple[Proof, Path]] = {}
 
-                def accept(variant, base=base, found=found, parents=parents) -> bool:
+                def accept(variant, base=base, found=found, parents=parents, name=name, domain=domain,
+                           constants=constants) -> bool:
                     parent = variant.parent
                     header = [
                         f"Unsolvable variant made by pddlworlds.unsolvable (scripts/generate_unsolvable.py, seed {args.seed}).",

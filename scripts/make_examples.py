@@ -29,10 +29,10 @@ from typing import Any
 
 from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, problem_body
 from pddlworlds.agents.segments import segment_plan
-from pddlworlds.worlds.catalogue import Domain, domains
 from pddlworlds.files import atomic_write
 from pddlworlds.generators import LEVELS, generate_problem
 from pddlworlds.registration import make_env
+from pddlworlds.worlds.catalogue import Domain, domains
 from pddlworlds.worlds.search import shortest_plan
 
 EXAMPLE_PROBLEM = "example.pddl"

@@ -55,7 +55,7 @@ def _how_counted() -> str:
         import tiktoken
 
         tiktoken.get_encoding("o200k_base")
-    except Exception:
+    except Exception:  # noqa: BLE001 -- any failure to load it offline means chars/4 was used
         return "ceil(chars / 4) (no tiktoken encoding offline)"
     return "tiktoken o200k_base"
 

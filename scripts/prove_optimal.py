@@ -43,8 +43,6 @@ from pathlib import Path
 
 import up_fast_downward
 
-from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
-from pddlworlds.worlds.pddl import domain_constants, normalise_domain, normalise_problem
 from pddlworlds.planning import (
     PLANNERS,
     get_planner,
@@ -58,6 +56,8 @@ from pddlworlds.planning import (
 from pddlworlds.planning.configs import DRIVER
 from pddlworlds.planning.store import index_file
 from pddlworlds.planning.worker import run_killable
+from pddlworlds.worlds.catalogue import DEFAULT_SPLIT, domains
+from pddlworlds.worlds.pddl import domain_constants, normalise_domain, normalise_problem
 
 OUT_DIR = index_file().parent
 INDEX = index_file()
@@ -256,9 +256,9 @@ def describe_failure(config: Config, timeout_s: float, outcome: Outcome) -> str:
 # ----------------------------------------------------------------------------- main loops
 
 def _row(task: Task, length: int | None, optimal: bool, method: str, time_s: float, notes: str) -> dict[str, str]:
-    return dict(domain=task.domain, split=task.split, problem=task.problem,
-                length="" if length is None else str(length), optimal=str(optimal).lower(),
-                planner=planner_name(), method=method, solve_time_s=f"{time_s:.1f}", notes=notes)
+    return {"domain": task.domain, "split": task.split, "problem": task.problem,
+                "length": "" if length is None else str(length), "optimal": str(optimal).lower(),
+                "planner": planner_name(), "method": method, "solve_time_s": f"{time_s:.1f}", "notes": notes}
 
 
 def prove(tasks: Iterable[Task], config: Config, timeout_s: float, memory_mb: int,
@@ -326,11 +326,11 @@ def check_satisficing(tasks: Iterable[Task], timeout_s: float, memory_mb: int, f
         all_ok &= consistent
         if not consistent:
             tqdm.write(f"INCONSISTENT {task.key}: lama-first {length}, index {ref.get('length')}")
-        update_index([dict(
-            domain=task.domain, split=task.split, problem=task.problem,
-            lama_first_length="" if length is None else str(length),
-            index_length=ref.get("length", ""), index_optimal=ref.get("optimal", ""),
-            consistent=str(consistent).lower(), solve_time_s=f"{outcome.elapsed_s:.1f}")],
+        update_index([{
+            "domain": task.domain, "split": task.split, "problem": task.problem,
+            "lama_first_length": "" if length is None else str(length),
+            "index_length": ref.get("length", ""), "index_optimal": ref.get("optimal", ""),
+            "consistent": str(consistent).lower(), "solve_time_s": f"{outcome.elapsed_s:.1f}"}],
             CHECK_FILE, columns=CHECK_COLUMNS)
     return all_ok
 

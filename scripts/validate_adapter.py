@@ -6,7 +6,7 @@ trained on and never a shipped one; `--set standard`, 6 a domain over the three 
 the public sizes only, medium and hard, 48 problems, or `--set public-like`, 60 problems drawn like the
 public ones, as many a domain as the public set has) are played by STANDARD and HiAgent, 30 steps, free
 decoding, with the embedded model and the given adapter. They are played by `pddlworlds eval`'s runner
-into the run folder `<out>.run/` (its `config.json`, `episodes.jsonl` as they finish; the set's problems
+into the run folder `<out>.run/` (its `config.json`, the episodes as they finish; the set's problems
 laid out as domain folders in `<out>.run/held-out-problems/`), so an interrupted run resumes where it
 stopped when the same command is run again (other options are refused, naming what differs); the figures
 (per agent and domain, per agent and generator level, and per agent over all; loops counted by replaying

@@ -122,9 +122,13 @@ def test_eval_plays_a_root_end_to_end_and_its_run_finds_the_folder_again(cli, ro
     lines = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     expert = {line["problem"]: line for line in lines if line["agent"] == "expert"}
     assert sorted(expert) == ["p1", "p2"] and all(line["success"] for line in expert.values())
-    assert all(line["optimal_length"] is None for line in lines)
+    # The optima of a root's problems are planned at the run's start (fd-opt) and kept in the run folder.
+    assert {line["problem"]: line["optimal_length"] for line in lines} == {"p1": 3, "p2": 6}
+    assert all(line["optimal_length"] == line["steps"] for line in expert.values())
+    baselines = (out / "optimal_plans.csv").read_text()
+    assert "briefcase,train,p1,3,3,false,true,solved_optimally,fd-opt" in baselines
     report = (out / "report.md").read_text()
-    assert "| Briefcase | expert (planner) | 2/2 | 0 | – | – |" in report  # solved, optimum unknown
+    assert "| Briefcase | expert (planner) | 2/2 | 2 | 1.00 | 0.0 |" in report  # solved, at the optimum
     code, _, err = cli(["report", str(out), "--no-plots"])
     assert code == 0, err
     code, _, err = cli(argv)  # a resume: the same folder, nothing left to play

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, ClassVar, TypedDict
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from .text_spaces import ObservationText, SharedTexts
+from .unsolvable.claim import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
 from .worlds.catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
 from .worlds.grounding import MAX_ATOMS, MAX_EXPLORED, MAX_GROUND_ACTIONS
-from .unsolvable.claim import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
 from .worlds.pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
 from .worlds.profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
 from .worlds.text import CHARSET, OBSERVATION_MODES
@@ -182,7 +182,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     * v0: initial release.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,

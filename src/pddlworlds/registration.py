@@ -18,8 +18,17 @@ from gymnasium.wrappers import TimeLimit
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
 from .worlds.profiles import DEFAULT_PROFILE
 
-__all__ = ["ENTRY_POINT", "FILES_ID", "DEFAULT_MAX_EPISODE_STEPS", "env_id", "register_envs", "make_env",
-           "files_env", "domain_env_kwargs", "make_domain_env"]
+__all__ = [
+    "DEFAULT_MAX_EPISODE_STEPS",
+    "ENTRY_POINT",
+    "FILES_ID",
+    "domain_env_kwargs",
+    "env_id",
+    "files_env",
+    "make_domain_env",
+    "make_env",
+    "register_envs",
+]
 
 ENTRY_POINT = "pddlworlds.env:PDDLTextEnv"
 #: The id that plays PDDL files of your own: `gym.make(FILES_ID, domain_file=..., problem_file=...)`.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
+from itertools import pairwise
 from statistics import mean
 
 import gymnasium as gym
@@ -26,12 +27,12 @@ from pddlworlds.agents import (
     prompts,
 )
 from pddlworlds.agents.hiagent import same_subgoal
-from pddlworlds.worlds.catalogue import domains
 from pddlworlds.llm import Completion, OpenAICompatibleLLM
 from pddlworlds.records import EpisodeRecord
 from pddlworlds.registration import make_env as make_custom_env
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 from pddlworlds.testing.scenarios import BLOCKSWORLD_PROBLEM1_PLAN
+from pddlworlds.worlds.catalogue import domains
 
 pytest.importorskip("openai")
 
@@ -343,7 +344,7 @@ def test_task_decomposition_every_message() -> None:
 def test_hiagent_prefix_is_stable_within_a_subgoal() -> None:
     model = ScriptedModel(HIAGENT_REPLIES, SUMMARY_REPLIES)
     _, requests, _ = play("hiagent", model)
-    for before, after in zip(requests[:4], requests[1:5]):
+    for before, after in pairwise(requests[:5]):
         cue_free = user(before)[: -len(cue(1))] if before is not requests[0] else TASK
         assert user(after).startswith(cue_free)
 
@@ -486,8 +487,8 @@ def test_subgoals_with_other_names_are_never_merged() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    words = st.lists(st.sampled_from("put the pick up on in move to clear fill shot hub ball".split()), max_size=6)
-    names = st.lists(st.sampled_from("b1 b2 ball3 shot1 the-hub1 first second left right".split()),
+    words = st.lists(st.sampled_from(["put", "the", "pick", "up", "on", "in", "move", "to", "clear", "fill", "shot", "hub", "ball"]), max_size=6)
+    names = st.lists(st.sampled_from(["b1", "b2", "ball3", "shot1", "the-hub1", "first", "second", "left", "right"]),
                      min_size=1, max_size=3, unique=True)
 
     @settings(max_examples=300, deadline=None)
@@ -554,7 +555,7 @@ def test_malformed_and_failed_replies_are_invalid_steps(name: str) -> None:
     # Replies without content are the model's (invalid steps); endpoint faults (invalid JSON, 5xx after the
     # retries, no choices) raise LLMServiceError instead: tests/evaluation/test_evaluation.py covers those.
     failures = ["null", "empty", "null"]
-    record, requests, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
+    record, _, _ = play(name, ScriptedModel(replies), max_steps=7, failures=failures)
     t = record.trajectory
     assert record.steps == 7 and len(t) == 7
     for step in t[:5]:

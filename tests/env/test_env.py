@@ -12,9 +12,9 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pddlworlds.registration import DEFAULT_MAX_EPISODE_STEPS, env_id
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.worlds.pddl import PDDLNormalisationWarning
-from pddlworlds.registration import DEFAULT_MAX_EPISODE_STEPS, env_id
 from pddlworlds.worlds.text import CHARSET
 from pddlworlds.worlds.world import GOAL_REACHED
 
@@ -181,7 +181,8 @@ def test_transcripts_do_not_depend_on_the_hash_seed() -> None:
     for hash_seed in ("0", "26"):  # 26 exposed the float-sum tie-break on Barman p01 (CPython 3.11)
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         run = subprocess.run(
-            [sys.executable, "-c", _TRANSCRIPT_SCRIPT], env=env, capture_output=True, text=True, timeout=300
+            [sys.executable, "-c", _TRANSCRIPT_SCRIPT], env=env, capture_output=True, text=True, timeout=300,
+            check=False,
         )
         assert run.returncode == 0, run.stderr[-2000:]
         digests.add(run.stdout.strip())

@@ -14,10 +14,17 @@ from pathlib import Path
 import pytest
 
 import pddlworlds
-from pddlworlds.worlds.catalogue import check_split_name, get_domain, load_task, names_shipped_domain
 from pddlworlds.env import SOLVED_AT_RESET, PDDLTextEnv
-from pddlworlds.worlds.grounding import MAX_GROUND_ACTIONS, check_size, estimate_size, ground
-from pddlworlds.worlds.pddl import MAX_NESTING, PDDLError, SizeLimitError, read_pddl_text, read_task, read_up_problem
+from pddlworlds.worlds.catalogue import check_split_name, get_domain, load_task, names_shipped_domain
+from pddlworlds.worlds.grounding import check_size, estimate_size, ground
+from pddlworlds.worlds.pddl import (
+    MAX_NESTING,
+    PDDLError,
+    SizeLimitError,
+    read_pddl_text,
+    read_task,
+    read_up_problem,
+)
 
 DOMAIN = """\
 (define (domain toy)

@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.evaluation import BackendSpec, ConfigMismatchError, RunPlan, RunStore, run_evaluation
-from pddlworlds.scoring import metrics as M
-from pddlworlds.scoring import significance as S
-from pddlworlds.reports.analysis import load_run
 from pddlworlds.evaluation.cli import main as eval_main
 from pddlworlds.evaluation.options import parse_seeds
-from pddlworlds.reports.report import write_report
 from pddlworlds.records import EpisodeRecord, LLMCall, StepRecord
+from pddlworlds.reports.analysis import load_run
+from pddlworlds.reports.report import write_report
+from pddlworlds.scoring import metrics as M
+from pddlworlds.scoring import significance as S
 from pddlworlds.worlds.catalogue import domains
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.records import EpisodeRecord
+from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.testing.servers import free_port, pddlworlds_command, source_env, started
 
 pytest.importorskip("inspect_ai", reason="the Inspect task needs the inspect extra (scripts/setup.sh installs it)")

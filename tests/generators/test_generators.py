@@ -9,7 +9,6 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds.worlds.catalogue import data_dir, get_domain, load_task
 from pddlworlds.generators import (
     BARMAN_GOAL_LIMITS,
     DOMAINS,
@@ -23,6 +22,7 @@ from pddlworlds.generators import (
     problem_size,
     random_towers,
 )
+from pddlworlds.worlds.catalogue import data_dir, get_domain, load_task
 from pddlworlds.worlds.pddl import read_up_problem
 
 REPO_DOMAINS = data_dir("pddl_domains")
@@ -193,7 +193,7 @@ def _solve(domain: str, name: str) -> int:
         schema = schemas[action.action.name]
         args = [str(p) for p in action.actual_parameters]
 
-        def ground(lit):
+        def ground(lit, args=args):
             return lit.predicate, tuple(args[x] if isinstance(x, int) else x for x in lit.args)
 
         assert all((ground(l) in state) == l.positive for l in schema.preconditions), (name, action)

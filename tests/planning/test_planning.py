@@ -12,7 +12,7 @@ import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
 from pddlworlds.agents.scripted import ExpertAgent, RandomAgent
-from pddlworlds.worlds.catalogue import domains, get_domain
+from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.planning import (
     INDEX_COLUMNS,
     PLANNERS,
@@ -30,7 +30,7 @@ from pddlworlds.planning import (
 )
 from pddlworlds.planning.cli import add_plan_parsers
 from pddlworlds.planning.worker import tagged_pids
-from pddlworlds.artefacts.plans import plan_file, read_index
+from pddlworlds.worlds.catalogue import domains, get_domain
 
 pytestmark = pytest.mark.filterwarnings("ignore::pddlworlds.worlds.pddl.PDDLNormalisationWarning")
 
@@ -355,8 +355,8 @@ def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domai
     import gymnasium as gym
 
     from pddlworlds.agents.scripted import ExpertAgent
-    from pddlworlds.worlds.catalogue import get_domain
     from pddlworlds.registration import env_id
+    from pddlworlds.worlds.catalogue import get_domain
 
     env = gym.make(env_id(domain), max_episode_steps=40)  # Tyreworld p04 needs 39
     for problem in get_domain(domain).problems("agentboard"):

@@ -13,14 +13,14 @@ import pytest
 
 from pddlworlds import make_env
 from pddlworlds.cli import main as cli_main
-from pddlworlds.scoring import metrics as M
-from pddlworlds.reports.report import write_report
 from pddlworlds.evaluation.runner import run_evaluation
 from pddlworlds.evaluation.spec import RunPlan
 from pddlworlds.listing import file_rows, problem_rows
 from pddlworlds.planning import baselines as B
 from pddlworlds.planning.store import format_plan
 from pddlworlds.records import EpisodeRecord
+from pddlworlds.reports.report import write_report
+from pddlworlds.scoring import metrics as M
 from pddlworlds.worlds.pddl import PDDLError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "pddl"
@@ -84,7 +84,7 @@ def test_list_a_domains_root_and_files(root: Path, capsys: pytest.CaptureFixture
     code, out, err = run_cli(["list", "--domain-file", str(ROADS / "domain.pddl"), "--problem-files",
                               str(ROADS / "problem.pddl"), "--format", "csv"], capsys)
     assert code == 0, err
-    assert list(csv.DictReader(out.splitlines()))[0]["split"] == "custom"
+    assert next(iter(csv.DictReader(out.splitlines())))["split"] == "custom"
 
 
 @pytest.mark.parametrize(("argv", "expected"), [

@@ -13,7 +13,6 @@ import pytest
 
 from pddlworlds.artefacts.plans import optimal_lengths
 from pddlworlds.evaluation import RunPlan, run_evaluation
-from pddlworlds.reports.report import write_report
 from pddlworlds.published import (
     MODELS,
     PublishedError,
@@ -23,6 +22,7 @@ from pddlworlds.published import (
     problem_order,
     published_results,
 )
+from pddlworlds.reports.report import write_report
 from pddlworlds.viewer import build_html, page_data, read_run
 from pddlworlds.worlds.catalogue import domains
 

@@ -14,13 +14,13 @@ from pddlworlds.agents.agentboard import (
     load_prompt_file,
     standard_prompt,
 )
+from pddlworlds.llm import OpenAICompatibleLLM
+from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.scoring.agentboard_scores import (
     agentboard_scores,
     grounding_accuracy,
     pooled_progress_rate,
 )
-from pddlworlds.llm import OpenAICompatibleLLM
-from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.testing.fake_openai import FakeOpenAIServer
 
 PROMPTS = Path(__file__).parents[1] / "fixtures" / "agentboard_prompts.json"

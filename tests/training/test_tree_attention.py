@@ -12,7 +12,7 @@ from pddlworlds.training.packing import PackedSequence, tree_masks
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from pddlworlds.training.tree_attention import BlockTreeMask, block_mask, block_tree_attention  # noqa: E402
+from pddlworlds.training.tree_attention import BlockTreeMask, block_mask, block_tree_attention
 
 
 def _random_trie(n: int, seed: int) -> PackedSequence:

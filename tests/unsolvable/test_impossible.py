@@ -9,15 +9,21 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the environments)
-from pddlworlds.worlds.catalogue import domains
-from pddlworlds.worlds.grounding import ground
-from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION, is_claim
-from pddlworlds.worlds.pddl import PDDLNormalisationWarning, domain_constants
 from pddlworlds.artefacts.plans import plan_file, read_index
 from pddlworlds.artefacts.proofs import is_unsolvable, read_proofs, split_unsolvable
+from pddlworlds.generators.unsolvable import (
+    DEFAULT_STATE_CAP,
+    candidates,
+    derive,
+    problem_text,
+    trivial_reason,
+)
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.registration import env_id
-from pddlworlds.generators.unsolvable import DEFAULT_STATE_CAP, candidates, derive, problem_text, trivial_reason
+from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION, is_claim
+from pddlworlds.worlds.catalogue import domains
+from pddlworlds.worlds.grounding import ground
+from pddlworlds.worlds.pddl import PDDLNormalisationWarning, domain_constants
 from pddlworlds.worlds.search import breadth_first_search
 
 warnings.simplefilter("ignore", PDDLNormalisationWarning)
@@ -297,9 +303,9 @@ def test_eval_on_a_mixed_split_expert_f1_one_and_report_section(tmp_path):
     from argparse import Namespace
 
     from pddlworlds.evaluation.options import build_plan
-    from pddlworlds.scoring.unsolvable import OVERALL, claim_scores, records_from_lines
-    from pddlworlds.reports.report import write_report
     from pddlworlds.evaluation.runner import run_evaluation
+    from pddlworlds.reports.report import write_report
+    from pddlworlds.scoring.unsolvable import OVERALL, claim_scores, records_from_lines
 
     args = Namespace(agents="expert,random", domains="blocksworld", split="generated-mixed", llm="embedded",
                      base_url=None, api_key=None, problems=None, limit=None, seeds="0", max_steps=40)

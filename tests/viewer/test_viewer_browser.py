@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.cli import main
-from pddlworlds.viewer.pagedata import written
 from pddlworlds.testing.browser import launch, unavailable_reason
+from pddlworlds.viewer.pagedata import written
 
 REASON = unavailable_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser test skipped: {REASON}")

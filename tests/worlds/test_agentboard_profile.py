@@ -18,11 +18,11 @@ import gymnasium as gym
 import pytest
 
 import pddlworlds  # noqa: F401  (registers the ids)
-from pddlworlds.worlds.catalogue import get_domain
-from pddlworlds.env import StepInfo
-from pddlworlds.worlds.pddl import PDDLError, PDDLNormalisationWarning
 from pddlworlds.artefacts.plans import plan_file
+from pddlworlds.env import StepInfo
 from pddlworlds.registration import env_id, make_env
+from pddlworlds.worlds.catalogue import get_domain
+from pddlworlds.worlds.pddl import PDDLError, PDDLNormalisationWarning
 
 # AgentBoard's table in its order, repeated keys and all: as in their dict literal, the last entry of a key wins.
 AB_MAP = dict(  # noqa: C406  (pairs, so that repeated keys resolve as in their dict literal)

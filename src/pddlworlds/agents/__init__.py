@@ -15,18 +15,18 @@ from .settings import DEFAULT_SETTING, SETTINGS, Setting, get_setting
 from .standard import StandardAgent
 
 __all__ = [
-    "Agent",
-    "LLMAgent",
-    "StandardAgent",
-    "HiAgent",
-    "AgentEntry",
     "AGENTS",
     "AGENT_NAMES",
+    "DEFAULT_SETTING",
     "LLM_AGENT_NAMES",
     "PROMPTS_VERSION",
-    "DEFAULT_SETTING",
     "SETTINGS",
+    "Agent",
+    "AgentEntry",
+    "HiAgent",
+    "LLMAgent",
     "Setting",
+    "StandardAgent",
     "get_setting",
     "make_agent",
 ]

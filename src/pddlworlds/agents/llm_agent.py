@@ -33,7 +33,7 @@ from .parsing import Reply, parse_reply
 from .settings import DEFAULT_SETTING, get_setting
 from .unsolvable_rule import with_impossible_rule
 
-__all__ = ["LLMAgent", "ERROR_ACTION", "Insights"]
+__all__ = ["ERROR_ACTION", "Insights", "LLMAgent"]
 
 #: Cross-trial insights an agent shows under one heading: fixed rule texts, or a function of the episode's
 #: env and first info that picks them at each reset (e.g. `pddlworlds.insights.InsightSelector`).

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..llm import LLM
     from .base import Agent
 
-__all__ = ["AgentEntry", "AGENTS", "AGENT_NAMES", "LLM_AGENT_NAMES", "make_agent"]
+__all__ = ["AGENTS", "AGENT_NAMES", "LLM_AGENT_NAMES", "AgentEntry", "make_agent"]
 
 
 @dataclass(frozen=True)

@@ -34,44 +34,41 @@ __all__ = ["SAME_SUBGOAL", "SubgoalStatement", "read_statement", "same_subgoal"]
 SAME_SUBGOAL = 0.5
 
 _FILLER = frozenset(
-    "a an the to of and then now so that is are be been being it its this these those all both each "
-    "make sure ensure get have has having will should must can we i you my our by using use with".split()
+    ["a", "an", "the", "to", "of", "and", "then", "now", "so", "that", "is", "are", "be", "been", "being", "it", "its", "this", "these", "those", "all", "both", "each", "make", "sure", "ensure", "get", "have", "has", "having", "will", "should", "must", "can", "we", "i", "you", "my", "our", "by", "using", "use", "with"]
 )
 # Words that open a statement as a discourse marker rather than as an ordinal of an object.
-_DISCOURSE = frozenset("first next then now finally lastly afterwards".split())
+_DISCOURSE = frozenset(["first", "next", "then", "now", "finally", "lastly", "afterwards"])
 _NUMBERS = {
     w: str(i)
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
     )
 }
 _ORDINALS = frozenset(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last "
-    "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
+    ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "last", "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th"]
 )
 _SIDES = frozenset({"left", "right"})
 _NEGATIONS = frozenset({"not", "no", "never", "without", "nothing", "none", "isn't", "aren't", "don't"})
 # Other words for one thing, mapped to one of them (verbs of the four domains' actions, and prepositions).
 _CANONICAL = {
-    **dict.fromkeys("grab take fetch lift picking picked pick".split(), "pick"),
-    **dict.fromkeys("place set putting put stacked stacking stack".split(), "put"),
-    **dict.fromkeys("release dropping dropped drop".split(), "drop"),
-    **dict.fromkeys("go walk moving moved move".split(), "move"),
-    **dict.fromkeys("carry bring transport deliver".split(), "move"),
-    **dict.fromkeys("onto upon atop".split(), "on"),
-    **dict.fromkeys("into inside within".split(), "in"),
-    **dict.fromkeys("towards toward".split(), "to"),
-    **dict.fromkeys("unscrew undo".split(), "undo"),
-    **dict.fromkeys("mount".split(), "put"),
-    **dict.fromkeys("lower".split(), "down"),
-    **dict.fromkeys("wash cleaning cleaned clean".split(), "clean"),
-    **dict.fromkeys("filled filling fill".split(), "fill"),
-    **dict.fromkeys("poured pouring pour".split(), "pour"),
-    **dict.fromkeys("opened opening open".split(), "open"),
-    **dict.fromkeys("closed closing close shut".split(), "close"),
-    **dict.fromkeys("unstacked unstacking unstack".split(), "unstack"),
-    **dict.fromkeys("cleared clearing clear free".split(), "clear"),
+    **dict.fromkeys(["grab", "take", "fetch", "lift", "picking", "picked", "pick"], "pick"),
+    **dict.fromkeys(["place", "set", "putting", "put", "stacked", "stacking", "stack"], "put"),
+    **dict.fromkeys(["release", "dropping", "dropped", "drop"], "drop"),
+    **dict.fromkeys(["go", "walk", "moving", "moved", "move"], "move"),
+    **dict.fromkeys(["carry", "bring", "transport", "deliver"], "move"),
+    **dict.fromkeys(["onto", "upon", "atop"], "on"),
+    **dict.fromkeys(["into", "inside", "within"], "in"),
+    **dict.fromkeys(["towards", "toward"], "to"),
+    **dict.fromkeys(["unscrew", "undo"], "undo"),
+    **dict.fromkeys(["mount"], "put"),
+    **dict.fromkeys(["lower"], "down"),
+    **dict.fromkeys(["wash", "cleaning", "cleaned", "clean"], "clean"),
+    **dict.fromkeys(["filled", "filling", "fill"], "fill"),
+    **dict.fromkeys(["poured", "pouring", "pour"], "pour"),
+    **dict.fromkeys(["opened", "opening", "open"], "open"),
+    **dict.fromkeys(["closed", "closing", "close", "shut"], "close"),
+    **dict.fromkeys(["unstacked", "unstacking", "unstack"], "unstack"),
+    **dict.fromkeys(["cleared", "clearing", "clear", "free"], "clear"),
 }
 _WORD = re.compile(r"[a-z0-9_'\-]+")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..worlds.text import join_and
 from ..worlds.world import World
@@ -45,7 +46,7 @@ def plan_cuts(progress: list[float], start_progress: float, max_len: int) -> lis
         pieces = math.ceil((b - a) / max_len)
         size = (b - a) / pieces
         bounds = [a + round(size * k) for k in range(pieces + 1)]
-        out.extend(zip(bounds[:-1], bounds[1:]))
+        out.extend(pairwise(bounds))
     return out
 
 

@@ -10,8 +10,8 @@ from ..records import LLMCall
 from . import compact, prompts
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair
-from .settings import DEFAULT_SETTING
 from .parsing import parse_reply
+from .settings import DEFAULT_SETTING
 
 __all__ = ["StandardAgent"]
 

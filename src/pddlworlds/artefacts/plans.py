@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..worlds.catalogue import data_dir
 
-__all__ = ["index_file", "read_index", "optimal_lengths", "plan_file"]
+__all__ = ["index_file", "optimal_lengths", "plan_file", "read_index"]
 
 
 def index_file() -> Path:

@@ -21,13 +21,13 @@ from ..worlds.catalogue import data_dir
 __all__ = [
     "PROOF_COLUMNS",
     "Proof",
+    "is_unsolvable",
     "proofs_file",
     "read_proofs",
-    "unsolvable_problems",
-    "is_unsolvable",
-    "split_unsolvable",
-    "solvable_text",
     "solvability",
+    "solvable_text",
+    "split_unsolvable",
+    "unsolvable_problems",
     "write_proofs",
 ]
 

@@ -24,20 +24,20 @@ from pathlib import Path
 
 from ..registry import Registry
 from ..worlds.grounding import ground, natural_key
-from ..worlds.search import breadth_first_search
 from ..worlds.pddl import LiftedTask
+from ..worlds.search import breadth_first_search
 
 __all__ = [
     "DEFAULT_SEED",
     "DEFAULT_STATE_CAP",
     "REMOVALS",
-    "Variant",
-    "trivial_reason",
-    "problem_text",
-    "derive",
-    "candidates",
     "ProofOutcome",
+    "Variant",
+    "candidates",
+    "derive",
+    "problem_text",
     "prove",
+    "trivial_reason",
     "write_variant",
 ]
 
@@ -226,7 +226,7 @@ REMOVALS: Registry[tuple[str, Callable[[LiftedTask, str], list[Variant]]]] = Reg
 def candidates(domain: str, task: LiftedTask, parent: str) -> list[Variant]:
     """Every variant the domain's removals propose for one parent, in registry order."""
     out: list[Variant] = []
-    for _, (for_domain, propose) in REMOVALS.items():
+    for for_domain, propose in REMOVALS.values():
         if for_domain == domain:
             out += [replace(v, parent=parent) for v in propose(task, parent)]
     return out

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..worlds.catalogue import DEFAULT_SPLIT
-from ..files import atomic_write, open_no_follow
-from ..worlds.grounding import natural_key
 from ..artefacts.plans import index_file, optimal_lengths, plan_file, read_index
+from ..files import atomic_write, open_no_follow
+from ..worlds.catalogue import DEFAULT_SPLIT
+from ..worlds.grounding import natural_key
 from .results import Action, action_pddl
 
 __all__ = [

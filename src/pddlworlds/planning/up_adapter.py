@@ -12,8 +12,8 @@ from typing import Any
 
 from ..worlds.grounding import Atom
 from ..worlds.pddl import (
-    normalisation_warnings_ignored,
     domain_constants,
+    normalisation_warnings_ignored,
     normalise_domain,
     normalise_problem,
     read_up_problem,

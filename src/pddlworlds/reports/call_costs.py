@@ -54,7 +54,7 @@ class CallCosts:
                     self.action_prompt_tokens += call.prompt_tokens
                     self.action_cached_tokens = _plus(self.action_cached_tokens, call.cached_tokens)
 
-    def per_step(self, total: float | int | None) -> float | None:
+    def per_step(self, total: float | None) -> float | None:
         return None if total is None or not self.steps else total / self.steps
 
     @property

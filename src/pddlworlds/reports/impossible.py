@@ -84,11 +84,11 @@ def impossible_section(config: dict[str, Any], lines: Sequence[dict[str, Any]], 
     md = [
         "## Unsolvable problems and the `impossible` action",
         "",
-        f"The `impossible` action was {offered} in this run. A positive is an episode on a problem with a "
-        "stored proof that no plan exists (`planners/unsolvable.csv`); a claim on a solvable problem is a false "
-        "positive and ends that episode unsolved. SR solvable: success rate on the solvable problems. Steps and "
-        "tokens on unsolvable: mean per unsolvable episode, up to the claim or the end of the budget "
-        "(tokens: prompt plus completion, every model call).",
+        (f"The `impossible` action was {offered} in this run. A positive is an episode on a problem with a "
+         "stored proof that no plan exists (`planners/unsolvable.csv`); a claim on a solvable problem is a false "
+         "positive and ends that episode unsolved. SR solvable: success rate on the solvable problems. Steps and "
+         "tokens on unsolvable: mean per unsolvable episode, up to the claim or the end of the budget "
+         "(tokens: prompt plus completion, every model call)."),
         "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join("---" for _ in HEADER) + "|",

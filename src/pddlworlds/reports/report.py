@@ -263,10 +263,10 @@ def _agentboard_section(agents: Sequence[str], lines: Sequence[dict[str, Any]]) 
     return [
         "## AgentBoard's scores (profile `agentboard`)",
         "",
-        "As AgentBoard's PDDL task computes them: means over every episode of the run, all domains pooled "
-        "(not a mean of per-domain means). Progress starts at 0 and rises only after an action that changed "
-        "the state; grounding accuracy is valid steps over steps, `check valid actions` and `look around` "
-        "counted valid.",
+        ("As AgentBoard's PDDL task computes them: means over every episode of the run, all domains pooled "
+         "(not a mean of per-domain means). Progress starts at 0 and rises only after an action that changed "
+         "the state; grounding accuracy is valid steps over steps, `check valid actions` and `look around` "
+         "counted valid."),
         "",
         md_table(["Agent", "episodes", "progress rate %", "success rate %", "grounding accuracy %"], rows),
         "",

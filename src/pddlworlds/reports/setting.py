@@ -25,7 +25,7 @@ def setting_words(config: dict[str, Any]) -> str:
     from ..agents.settings import SETTINGS
 
     name = config_setting(config)
-    setting = SETTINGS[name] if name in SETTINGS else None
+    setting = SETTINGS.get(name)
     words = setting.summary if setting is not None else "a setting this version does not know"
     rule = config.get("choice_score")
     if rule:

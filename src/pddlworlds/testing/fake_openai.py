@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 Responder = Callable[[list[dict[str, Any]]], str]
 """Maps the request's ``messages`` (dicts with "role" and "content") to the reply text."""
@@ -93,7 +93,7 @@ class FakeOpenAIServer:
                 )
         if isinstance(responder, str):  # a constant reply, not a script of single characters
             constant = responder
-            responder = lambda _messages: constant  # noqa: E731
+            responder = lambda _messages: constant
         if callable(responder):
             self._responder: Responder | None = responder
             self._script: list[str] = []
@@ -141,7 +141,7 @@ class FakeOpenAIServer:
         self._httpd = None
         self._thread = None
 
-    def __enter__(self) -> FakeOpenAIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -303,7 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
         if failure is None:
             try:
                 reply: str | None = _cut_at_stop(self.fake._reply_for(messages), body.get("stop"))
-            except Exception as exc:  # surfaced to the test via FakeOpenAIServer.errors / __exit__
+            except Exception as exc:  # noqa: BLE001 -- surfaced to the test via FakeOpenAIServer.errors / __exit__
                 self.fake._record_error(exc)
                 self._send_json(
                     400, {"error": {"message": f"fake server: {exc!r}", "type": "responder_error"}}

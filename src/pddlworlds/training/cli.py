@@ -173,11 +173,10 @@ def cmd_lengths(args: argparse.Namespace) -> int:
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
+    from ..agents import get_setting
     from ..generators import LEVELS
     from ..llm import EmbeddedLLM
     from .rounds import rollout_dataset
-
-    from ..agents import get_setting
 
     setting = get_setting(args.setting)  # an unknown name fails here, before a model loads
     if args.adapter == "expert" and not setting.chooses:

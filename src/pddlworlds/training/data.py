@@ -26,10 +26,10 @@ from .. import generators
 from ..agents import PROMPTS_VERSION, make_agent
 from ..agents.hiagent import same_subgoal
 from ..agents.segments import segment_plan
-from ..worlds.catalogue import domains
 from ..files import atomic_write
 from ..llm import Message
 from ..registration import make_env
+from ..worlds.catalogue import domains
 from ..worlds.search import shortest_plan
 from .packing import REPLY_END
 from .problems import (
@@ -66,6 +66,9 @@ BFS_MAX_NODES = 100_000
 #: One line per played episode (not a run folder's episode file: another format).
 TEACHER_EPISODES_FILE = "teacher_episodes.jsonl"
 
+#: The teacher's default detours (a frozen value, shared safely as a default argument).
+DEFAULT_DETOURS = Detours()
+
 
 @dataclass
 class EpisodeData:
@@ -99,7 +102,7 @@ def expert_plan(problem: TrainingProblem, timeout: float = 60) -> tuple[list[str
 
 
 def record_episode(
-    problem: TrainingProblem, plan: Sequence[str], agent_name: str, seed: int, detours: Detours = Detours()
+    problem: TrainingProblem, plan: Sequence[str], agent_name: str, seed: int, detours: Detours = DEFAULT_DETOURS
 ) -> EpisodeData:
     """Play `plan` with the real agent `agent_name` over a teacher; raise if the episode does not end
     with every scripted reply used and the goal reached."""
@@ -245,7 +248,7 @@ def generate_dataset(
     domain_names: Iterable[str] = generators.DOMAINS,
     levels: Iterable[str] = generators.LEVELS,
     agents: Iterable[str] = TRAIN_AGENTS,
-    detours: Detours = Detours(),
+    detours: Detours = DEFAULT_DETOURS,
     seed: int = 0,
     planner_timeout: float = 60,
     progress: bool = True,

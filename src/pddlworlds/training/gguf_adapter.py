@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ATTENTIONS", "BLOCK", "TREE_ATTENTION", "attention_implementation", "BlockTreeMask", "block_mask", "block_tree_attention", "register"]
+__all__ = ["ATTENTIONS", "BLOCK", "TREE_ATTENTION", "BlockTreeMask", "attention_implementation", "block_mask", "block_tree_attention", "register"]
 
 #: The name the attention function is registered under.
 TREE_ATTENTION = "pddlworlds_tree"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -42,7 +43,7 @@ def count_returns(states: Sequence[int]) -> int:
     """Steps whose state differs from the one before and was already visited (`states[0]`: the start)."""
     seen = {states[0]} if states else set()
     returns = 0
-    for before, after in zip(states, states[1:]):
+    for before, after in pairwise(states):
         if after != before and after in seen:
             returns += 1
         seen.add(after)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..worlds.text import FILLER_WORDS, tokens
 
-__all__ = ["IMPOSSIBLE_ACTION", "CLAIM_OBSERVATION", "is_claim", "list_with_claim"]
+__all__ = ["CLAIM_OBSERVATION", "IMPOSSIBLE_ACTION", "is_claim", "list_with_claim"]
 
 #: The canonical text of the action, as `check valid actions` lists it.
 IMPOSSIBLE_ACTION = "impossible"

@@ -15,16 +15,16 @@ from .grounding import natural_key
 from .pddl import MAX_PDDL_BYTES, LiftedTask, read_pddl_bytes, read_task
 
 __all__ = [
+    "AGENTBOARD_SPLIT",
+    "DEFAULT_MAX_EPISODE_STEPS",
+    "DEFAULT_SPLIT",
     "Domain",
+    "check_split_name",
     "data_dir",
     "domains",
     "get_domain",
     "load_task",
-    "check_split_name",
     "names_shipped_domain",
-    "AGENTBOARD_SPLIT",
-    "DEFAULT_MAX_EPISODE_STEPS",
-    "DEFAULT_SPLIT",
 ]
 
 #: The split of AgentBoard's problems, the one the HiAgent paper reports on.

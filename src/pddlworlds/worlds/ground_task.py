@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from functools import cached_property
+from typing import Any
 
 from .pddl import LiftedTask
 

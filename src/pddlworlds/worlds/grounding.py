@@ -13,29 +13,37 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import product
 from operator import itemgetter
 
-from itertools import product
-
 from .ground_task import Atom, CondEffect, GroundAction, GroundTask, natural_key, set_bits
-from .pddl import Formula, LiftedTask, Literal, PDDLError, SizeLimitError, fd_task, translator, translator_quiet
+from .pddl import (
+    Formula,
+    LiftedTask,
+    Literal,
+    PDDLError,
+    SizeLimitError,
+    fd_task,
+    translator,
+    translator_quiet,
+)
 
 __all__ = [
+    "MAX_ATOMS",
+    "MAX_EXPLORED",
+    "MAX_GROUND_ACTIONS",
+    "MAX_QUANTIFIED",
     "Atom",
     "CondEffect",
     "GroundAction",
     "GroundTask",
-    "MAX_ATOMS",
-    "MAX_GROUND_ACTIONS",
-    "MAX_EXPLORED",
     "SizeEstimate",
     "check_size",
     "estimate_size",
     "ground",
     "holds",
-    "set_bits",
     "natural_key",
-    "MAX_QUANTIFIED",
+    "set_bits",
 ]
 
 #: Most bindings `holds` tries for one quantifier (it explains failed preconditions; stepping never uses it).
@@ -125,7 +133,7 @@ def _where(task: LiftedTask) -> str:
 
 def _explore(task: LiftedTask, fd, max_explored: int):
     """The translator's relaxed reachability analysis, stopped once it has derived `max_explored` facts."""
-    pddl, _, _, pddl_to_prolog, build_model, _ = translator()
+    _, _, _, pddl_to_prolog, build_model, _ = translator()
     with translator_quiet():
         program = pddl_to_prolog.translate(fd)
         rules = build_model.convert_rules(program)

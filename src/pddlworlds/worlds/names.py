@@ -11,11 +11,11 @@ from .pddl import LiftedTask
 __all__ = ["generic_sentences", "starter_text"]
 
 #: First words of predicate names that read as a verb of their own ("has-wrench ?x": "x has wrench").
-_VERBS = frozenset("is are has have can contains holds needs carries sees knows".split())
+_VERBS = frozenset(["is", "are", "has", "have", "can", "contains", "holds", "needs", "carries", "sees", "knows"])
 
 
 
-_PREPOSITIONS = frozenset("at in on near under above below inside into onto with from to by behind over".split())
+_PREPOSITIONS = frozenset(["at", "in", "on", "near", "under", "above", "below", "inside", "into", "onto", "with", "from", "to", "by", "behind", "over"])
 
 
 def generic_sentences(name: str, params: tuple[str, ...]) -> tuple[str, str]:

@@ -43,31 +43,31 @@ from .pddl_text import (
 )
 
 __all__ = [
-    "PDDLError",
-    "SizeLimitError",
+    "MAX_NESTING",
     "MAX_PDDL_BYTES",
     "MAX_UP_BYTES",
-    "MAX_NESTING",
-    "read_pddl_bytes",
-    "read_pddl_text",
-    "PDDLNormalisationWarning",
-    "ignore_normalisation_warnings",
-    "normalisation_warnings_ignored",
     "Formula",
-    "Literal",
-    "Schema",
     "LiftedTask",
-    "read_task",
-    "read_up_problem",
-    "normalise_domain",
-    "normalise_problem",
+    "Literal",
+    "PDDLError",
+    "PDDLNormalisationWarning",
+    "Schema",
+    "SizeLimitError",
     "check_domain_structure",
     "check_problem_structure",
     "domain_constants",
     "domain_name",
+    "fd_task",
+    "ignore_normalisation_warnings",
+    "normalisation_warnings_ignored",
+    "normalise_domain",
+    "normalise_problem",
+    "read_pddl_bytes",
+    "read_pddl_text",
+    "read_task",
+    "read_up_problem",
     "translator",
     "translator_quiet",
-    "fd_task",
 ]
 
 
@@ -209,7 +209,7 @@ def read_up_problem(
     env.credits_stream = None
     try:
         return PDDLReader(environment=env).parse_problem_string(domain_text, problem_text)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- unified-planning raises many kinds; blamed on a file below
         problem_exc = exc
     # Only on failure, the domain alone, to blame the right file (parsing it first always doubled the cost).
     try:
@@ -354,7 +354,7 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
                 raise PDDLError(f"action {action.name!r}: parameter {p.name} of type {p.type_name}: "
                                 "an action parameter needs one type", domain_path)
 
-        def literal(cond) -> Literal:
+        def literal(cond, params=params) -> Literal:
             args = tuple(params.get(a, a) for a in cond.args)
             return Literal(cond.predicate, args, not cond.negated)
 

@@ -12,6 +12,14 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from .pddl_features import (
+    KNOWN_REQUIREMENTS,
+    SUPPORTED,
+    UNSUPPORTED_CONDITIONS,
+    UNSUPPORTED_EFFECTS,
+    UNSUPPORTED_REQUIREMENTS,
+    UNSUPPORTED_SECTIONS,
+)
 from .sexpr import (
     MAX_NESTING,
     Node,
@@ -24,35 +32,27 @@ from .sexpr import (
     typed_names,
     write_sexpr,
 )
-from .pddl_features import (
-    KNOWN_REQUIREMENTS,
-    SUPPORTED,
-    UNSUPPORTED_CONDITIONS,
-    UNSUPPORTED_EFFECTS,
-    UNSUPPORTED_REQUIREMENTS,
-    UNSUPPORTED_SECTIONS,
-)
 
 __all__ = [
-    "PDDLError",
-    "SizeLimitError",
-    "MAX_PDDL_BYTES",
     "MAX_NESTING",
-    "read_pddl_bytes",
-    "read_pddl_text",
+    "MAX_PDDL_BYTES",
+    "MAX_UP_BYTES",
+    "PDDLError",
     "PDDLNormalisationWarning",
-    "normalise_domain",
-    "normalise_problem",
-    "domain_constants",
-    "domain_name",
+    "SizeLimitError",
     "check_domain_features",
     "check_domain_structure",
     "check_problem_structure",
+    "domain_constants",
+    "domain_name",
+    "line_of_form",
+    "normalise_domain",
+    "normalise_problem",
     "normalised_texts",
     "parsed_domain",
     "parsed_problem",
-    "line_of_form",
-    "MAX_UP_BYTES",
+    "read_pddl_bytes",
+    "read_pddl_text",
 ]
 
 #: Largest PDDL file a world reads, in bytes (4 MiB; the largest shipped file is under 5 kB, the largest

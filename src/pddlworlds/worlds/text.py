@@ -20,17 +20,17 @@ from .pddl import Formula, LiftedTask, PDDLError, Schema, read_pddl_text
 
 __all__ = [
     "CHARSET",
-    "OBSERVATION_MODES",
     "META_ACTIONS",
-    "TextTemplates",
-    "ParsedAction",
-    "ParseError",
+    "OBSERVATION_MODES",
     "ActionParser",
-    "load_templates",
-    "generic_sentences",
-    "starter_text",
+    "ParseError",
+    "ParsedAction",
+    "TextTemplates",
     "article",
+    "generic_sentences",
     "join_and",
+    "load_templates",
+    "starter_text",
 ]
 
 #: Every character the environments read or write. Object names, templates and messages must stay inside it.
@@ -43,7 +43,7 @@ META_ACTIONS = ("check valid actions", "look around")
 
 #: Words that carry no meaning of their own in an action phrase; they weigh little when matching.
 FILLER_WORDS = frozenset(
-    "a an the to from on in into of at with and by for using use i will now then please action it its is while".split()
+    ["a", "an", "the", "to", "from", "on", "in", "into", "of", "at", "with", "and", "by", "for", "using", "use", "i", "will", "now", "then", "please", "action", "it", "its", "is", "while"]
 )
 #: Words that turn an instruction into its opposite ("do not unstack b2 from b3"); such text is refused.
 NEGATION_WORDS = frozenset({

@@ -26,7 +26,7 @@ from .text import (
     tokens,
 )
 
-__all__ = ["World", "Outcome"]
+__all__ = ["Outcome", "World"]
 
 GOAL_REACHED = "The goal is reached."
 

@@ -17,11 +17,11 @@ The listing is sorted (AgentBoard's order follows Python's string hashing and di
 
 from __future__ import annotations
 
-from .text import AgentBoardText, read_action
 from ..grounding import set_bits
 from ..pddl import LiftedTask
 from ..text import TextTemplates
 from ..world import Outcome, World
+from .text import AgentBoardText, read_action
 
 __all__ = ["GOAL_SATISFIED", "NO_EFFECT", "UNREADABLE", "AgentBoardWorld"]
 
