@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import re
+import shutil
 import sys
 import tempfile
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -144,14 +146,15 @@ class ProblemIndex:
         self._cache = Path(cache) if cache is not None else cache_dir("digests")
         self._salt = _code_digest() + hashlib.sha256(read_pddl_bytes(self.domain_file)).digest()
         self._filed: dict[str, list[tuple[str, Path | LiftedTask]]] = {}
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: Path | None = None
 
     def scratch(self) -> Path:
-        """A folder that lives as long as the index (removed with it), for problem files written only to be
-        filed: a file filed by `add_file` is read again if a query's digest matches it."""
+        """A folder that lives as long as the index (removed with it, or at exit), for problem files written
+        only to be filed: a file filed by `add_file` is read again if a query's digest matches it."""
         if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="pddlworlds-index-")
-        return Path(self._scratch.name)
+            self._scratch = Path(tempfile.mkdtemp(prefix="pddlworlds-index-"))
+            weakref.finalize(self, shutil.rmtree, self._scratch, ignore_errors=True)
+        return self._scratch
 
     def file_digest(self, problem_file: str | Path) -> str:
         """`structure_hash` of the problem file's task, from the cache when it holds it."""
