@@ -8,7 +8,6 @@ other by renaming objects (`renaming.same_up_to_renaming`); the shipped problems
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,13 +239,13 @@ def draw_held_out(
     index = _shipped_index(domain, held_out=spec.avoid_sets, leave_out=spec.split)  # not the set's own files
     domain_file = index.domain_file
     if spec.avoid_seeds:
-        with tempfile.TemporaryDirectory() as tmp:
-            # within a family the levels' sizes are disjoint, so only the set's levels can hold an equal
-            # problem; a set of another family names the levels to avoid (`avoid_levels`)
-            drawn = generate_training_problems(tmp, seeds=spec.avoid_seeds, per_level=USED_TRAINING_PER_LEVEL,
-                                               domain_names=[domain], levels=spec.avoid_levels or spec.levels)
-            for p in drawn:
-                index.add_task(f"train/{p.name}", load_problem(domain_file, p.path))
+        # within a family the levels' sizes are disjoint, so only the set's levels can hold an equal
+        # problem; a set of another family names the levels to avoid (`avoid_levels`)
+        drawn = generate_training_problems(index.scratch() / "avoid", seeds=spec.avoid_seeds,
+                                           per_level=USED_TRAINING_PER_LEVEL, domain_names=[domain],
+                                           levels=spec.avoid_levels or spec.levels)
+        for p in drawn:
+            index.add_file(f"train/{p.name}", p.path)
     generator = generators.FAMILIES.get(spec.family).get(domain)
     kept: list[TrainingProblem] = []
     for level in spec.levels:
