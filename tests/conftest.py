@@ -1,9 +1,10 @@
 """Shared fixtures for the test suite.
 
-The parsed-task cache (`PDDLWORLDS_CACHE`) points at one temporary folder for the whole session, so tests
-never read or write the user's cache. The first load of each problem therefore pays for unified-planning's
-parser once per session; every later load is a cache hit. Worlds and environments are shared through the
-session-scoped factories below, so a problem is grounded once however many tests use it.
+The cache folder (`PDDLWORLDS_CACHE`: the problem digests of `training.renaming.ProblemIndex`, the float
+copies of models) points at one temporary folder for the whole session, so tests never read or write the
+user's cache. The first check of a training problem against the shipped ones therefore parses every shipped
+problem once per session; every later check reads their digests from the cache. Worlds and environments are
+shared through the session-scoped factories below, so a problem is grounded once however many tests use it.
 
 A test that takes an argument named `domain_problem` is run once per public problem of every shipped domain
 (ids such as `blocksworld/problem1`); `domain_name` runs it once per shipped domain.

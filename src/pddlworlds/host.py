@@ -12,7 +12,7 @@ __all__ = ["bind_port", "cache_dir", "default_threads", "is_loopback", "url_host
 
 
 def cache_dir(kind: str) -> Path:
-    """The folder for cached `kind` data ("tasks", "models", ...).
+    """The folder for cached `kind` data ("digests", "models", ...).
 
     `$PDDLWORLDS_CACHE/<kind>` when set, else `$XDG_CACHE_HOME/pddlworlds/<kind>`, else
     `~/.cache/pddlworlds/<kind>`. Nothing is created here.

@@ -36,17 +36,19 @@ NAME = "pddlworlds-test"
 
 
 @contextlib.contextmanager
-def served(port: int, *extra: str, log: Path | None = None) -> Iterator[subprocess.Popen[str]]:
+def served(port: int, *extra: str, log: Path | None = None, ready: bool = True) -> Iterator[subprocess.Popen[str]]:
     """`pddlworlds serve` on `port` until the block ends (or the test stops it), its stderr in `log` when
     given. Its threads default to the in-process default, as the eval's one worker has them. Stopped idle
-    at the end (SIGTERM), it exits 0 within seconds."""
+    at the end (SIGTERM), it exits 0 within seconds. With `ready=False` the block starts at once, while the
+    server loads (the block calls `wait_until_served` before its first request)."""
     command = [sys.executable, "-m", "pddlworlds.cli", "serve", "--port", str(port)]
     with contextlib.ExitStack() as stack:
         err = stack.enter_context(log.open("w")) if log is not None else subprocess.PIPE
         proc = subprocess.Popen([*command, "--name", NAME, *extra], env=source_env(), stdout=subprocess.DEVNULL,
                                 stderr=err, text=True)
         try:
-            wait_until_served(proc, port, extra)
+            if ready:
+                wait_until_served(proc, port, extra)
             yield proc
         finally:
             if proc.poll() is None:
@@ -134,9 +136,10 @@ def test_same_greedy_replies_and_token_counts() -> None:
 
 def test_eval_through_the_server_matches_in_process(tmp_path: Path) -> None:
     port = free_port()
-    local = eval_cli(tmp_path / "local", ["--llm", "embedded"])
-    assert local.returncode == 0, local.stderr
-    with served(port):
+    with served(port, ready=False) as server:  # it loads its model while the embedded eval plays
+        local = eval_cli(tmp_path / "local", ["--llm", "embedded"])
+        assert local.returncode == 0, local.stderr
+        wait_until_served(server, port, ())
         remote = eval_cli(tmp_path / "served", ["--llm", f"openai:{NAME}", "--base-url", f"http://127.0.0.1:{port}/v1"])
     assert remote.returncode == 0, remote.stderr
     (a,), (b,) = stored(tmp_path / "local"), stored(tmp_path / "served")
@@ -155,10 +158,8 @@ def test_eval_through_the_server_matches_in_process(tmp_path: Path) -> None:
     )["agents"]["standard"]
 
 
-def test_faults_are_stored_and_resumed(tmp_path: Path) -> None:
-    """A prompt over the server's context is a fault of the episode (stored, re-run on resume); a server
-    killed mid-run stops the run with every finished episode kept, and the same command, once the server
-    is back, plays the rest."""
+def test_a_prompt_over_the_context_is_a_fault_stored_and_rerun_on_resume(tmp_path: Path) -> None:
+    """A prompt over the server's context is a fault of the episode (stored, re-run on resume)."""
     port = free_port()
     url = ["--llm", f"openai:{NAME}", "--base-url", f"http://127.0.0.1:{port}/v1"]
     out = tmp_path / "small-context"
@@ -172,6 +173,15 @@ def test_faults_are_stored_and_resumed(tmp_path: Path) -> None:
         assert "maximum context length is 128 tokens" in line["error"]["message"]
         again = eval_cli(out, url)  # re-run on resume, and a fault again: the context is still 128 tokens
         assert again.returncode == 1 and "1 of them re-run after a fault" in again.stderr, again.stderr
+
+
+def test_a_server_killed_mid_run_stops_it_with_finished_episodes_kept_and_the_rest_played_on_resume(
+    tmp_path: Path,
+) -> None:
+    """A server killed mid-run stops the run with every finished episode kept, and the same command, once
+    the server is back, plays the rest."""
+    port = free_port()
+    url = ["--llm", f"openai:{NAME}", "--base-url", f"http://127.0.0.1:{port}/v1"]
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "pddlworlds.cli", "eval", "--agents", "standard", "--domains", "blocksworld",
                "--max-steps", "4", "--workers", "1", "--out", str(out), "--no-progress", "--no-report", *url]

@@ -23,6 +23,7 @@ from pddlworlds.training.problems import (
     same_up_to_renaming,
     structure_hash,
 )
+from pddlworlds.training.renaming import ProblemIndex
 from pddlworlds.training.teacher import Detours
 
 
@@ -59,6 +60,38 @@ def test_training_problems_never_equal_a_shipped_problem(problems):
     for name, same in dropped.items():
         if name not in shipped:
             assert same.split("/train/")[1] in {p.name for p in kept}, (name, same)
+
+
+def test_problem_index_keeps_file_digests_on_disk_and_parses_only_what_a_query_matches(tmp_path, monkeypatch):
+    from pddlworlds.training import renaming
+
+    d = domains()["blocksworld"]
+    files = {name: Path(d.problem_file(name, "agentboard")) for name in ("problem1", "problem2", "problem3")}
+    cache = tmp_path / "cache"
+    first = ProblemIndex(d.domain_file, cache=cache)
+    for name, path in files.items():
+        first.add_file(name, path)
+    stored = sorted(p for p in cache.rglob("*") if p.is_file())
+    assert len(stored) == 3
+    parsed: list[Path] = []
+    monkeypatch.setattr(renaming, "load_task", lambda dom, prob: parsed.append(Path(prob)) or load_task(dom, prob))
+    second = ProblemIndex(d.domain_file, cache=cache)
+    for name, path in files.items():
+        second.add_file(name, path)
+    assert parsed == []  # every digest came from the cache
+    task = load_task(d.domain_file, files["problem2"])
+    assert list(second.equal_to(task)) == ["problem2"] and parsed == [files["problem2"]]
+    # a damaged entry is digested again; a file with other bytes is another entry, however it is named
+    for entry in stored:
+        entry.write_text("not a digest\n")
+    assert ProblemIndex(d.domain_file, cache=cache).file_digest(files["problem1"]) == structure_hash(
+        load_task(d.domain_file, files["problem1"]))
+    assert sorted(p for p in cache.rglob("*") if p.is_file()) == stored
+    assert [entry.read_text() == "not a digest\n" for entry in stored].count(False) == 1  # rewritten
+    changed = tmp_path / "problem2.pddl"
+    changed.write_text(files["problem3"].read_text())
+    assert second.file_digest(changed) == structure_hash(load_task(d.domain_file, files["problem3"]))
+    assert second.file_digest(changed) != second.file_digest(files["problem2"])
 
 
 class ReplayLLM:

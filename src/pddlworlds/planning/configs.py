@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..registry import Registry
@@ -83,9 +82,12 @@ def get_planner(name: str | PlannerConfig) -> PlannerConfig:
 
 def fast_downward_version() -> str:
     """The version of the Fast Downward build bundled with up-fast-downward ("?" when not found)."""
-    import up_fast_downward
+    from .fd_driver import bundled_downward
 
-    version_file = Path(up_fast_downward.__file__).resolve().parent / "downward" / "driver" / "version.py"
+    try:
+        version_file = bundled_downward() / "driver" / "version.py"
+    except FileNotFoundError:
+        return "?"
     match = re.search(r'__version__ = "([^"]+)"', version_file.read_text()) if version_file.is_file() else None
     return match.group(1) if match else "?"
 

@@ -12,6 +12,7 @@ The admissible search follows the features Fast Downward supports (`admissible_s
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ from ..worlds.pddl import LiftedTask
 from .store import parse_plan
 from .worker import run_killable
 
-__all__ = ["ADMISSIBLE", "admissible_search", "driver_path", "problem_lists", "run_driver", "write_sexpr"]
+__all__ = ["ADMISSIBLE", "admissible_search", "bundled_downward", "driver_path", "problem_lists", "run_driver", "write_sexpr"]
 
 #: The `search` parameter of a driver configuration that asks for `admissible_search`'s choice.
 ADMISSIBLE = "admissible"
@@ -38,11 +39,20 @@ _STATUS = {0: "SOLVED", 10: "UNSOLVABLE_PROVEN", 11: "UNSOLVABLE_PROVEN", 12: "U
 _COST_LINE = re.compile(r";\s*cost\s*=\s*(\d+)")
 
 
+def bundled_downward() -> Path:
+    """The `downward` folder of the Fast Downward build bundled with up-fast-downward, found without importing
+    that package (its import loads unified-planning, ConfigSpace and scipy: seconds for every process that
+    plans)."""
+    spec = importlib.util.find_spec("up_fast_downward")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("up-fast-downward is not installed: Fast Downward's driver comes with it "
+                                "(scripts/setup.sh installs it)")
+    return Path(next(iter(spec.submodule_search_locations))).resolve() / "downward"
+
+
 def driver_path() -> Path:
     """`fast-downward.py` of the Fast Downward build bundled with up-fast-downward."""
-    import up_fast_downward
-
-    path = Path(up_fast_downward.__file__).resolve().parent / "downward" / "fast-downward.py"
+    path = bundled_downward() / "fast-downward.py"
     if not path.is_file():
         raise FileNotFoundError(f"Fast Downward's driver is missing: {path} (reinstall up-fast-downward)")
     return path

@@ -2,16 +2,12 @@
 against the held-out problems that adapters are validated on.
 
 The training set must never contain a test problem. Two problems are "the same" when one becomes the
-other by renaming objects, so `same_up_to_renaming` decides that exactly: a renaming-invariant colour
-refinement (Weisfeiler-Leman over objects and atoms) rules most pairs out at once, and the rest get a
-backtracking search for an object bijection that maps init and goal onto each other.
+other by renaming objects (`renaming.same_up_to_renaming`); the shipped problems are filed by digest in a
+`renaming.ProblemIndex`, whose digests of files are cached on disk.
 """
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +15,8 @@ from pathlib import Path
 from .. import generators
 from ..files import atomic_write
 from ..registry import Registry
-from ..worlds.catalogue import domains, load_task
-from ..worlds.pddl import LiftedTask, normalisation_warnings_ignored
+from ..worlds.catalogue import domains
+from .renaming import ProblemIndex, load_problem, same_up_to_renaming, structure_hash
 
 __all__ = [
     "HELD_OUT",
@@ -241,14 +237,15 @@ def draw_held_out(
     spec = HELD_OUT_SETS.get(set_name)
     out = Path(out_dir)
     index = _shipped_index(domain, held_out=spec.avoid_sets, leave_out=spec.split)  # not the set's own files
-    domain_file = domains()[domain].domain_file
+    domain_file = index.domain_file
     if spec.avoid_seeds:
-        with tempfile.TemporaryDirectory() as tmp:
-            # within a family the levels' sizes are disjoint, so only the set's levels can hold an equal
-            # problem; a set of another family names the levels to avoid (`avoid_levels`)
-            drawn = generate_training_problems(tmp, seeds=spec.avoid_seeds, per_level=USED_TRAINING_PER_LEVEL,
-                                               domain_names=[domain], levels=spec.avoid_levels or spec.levels)
-            _add_to_index(index, domain_file, ((f"train/{p.name}", p.path) for p in drawn))
+        # within a family the levels' sizes are disjoint, so only the set's levels can hold an equal
+        # problem; a set of another family names the levels to avoid (`avoid_levels`)
+        drawn = generate_training_problems(index.scratch() / "avoid", seeds=spec.avoid_seeds,
+                                           per_level=USED_TRAINING_PER_LEVEL, domain_names=[domain],
+                                           levels=spec.avoid_levels or spec.levels)
+        for p in drawn:
+            index.add_file(f"train/{p.name}", p.path)
     generator = generators.FAMILIES.get(spec.family).get(domain)
     kept: list[TrainingProblem] = []
     for level in spec.levels:
@@ -261,15 +258,15 @@ def draw_held_out(
             if room and not room.get(size):
                 continue
             p = _write(out, domain, level, seed, spec)
-            task = _load(domain_file, p.path)
+            task = load_problem(domain_file, p.path)
             digest = structure_hash(task)
-            same = next((key for key, other in index.get(digest, []) if same_up_to_renaming(task, other)), None)
+            same = next(index.equal_to(task, digest), None)
             if same is not None:
                 p.path.unlink()
                 if skipped is not None:
                     skipped[p.name] = same
                 continue
-            index.setdefault(digest, []).append((f"held-out/{p.name}", task))
+            index.add_task(f"held-out/{p.name}", task, digest)
             kept.append(p)
             mine += 1
             if room:
@@ -299,114 +296,22 @@ def shipped_problem_files(domain: str) -> dict[str, Path]:
     return {f"{split}/{name}": d.problem_file(name, split) for split in d.splits() for name in d.problems(split)}
 
 
-def _facts(task: LiftedTask) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, tuple[str, ...]]]]:
-    init = sorted(task.init)
-    goal = sorted((f"{'' if positive else 'not-'}{name}", tuple(args)) for name, args, positive in task.goal)
-    return init, goal
-
-
-def _refine(task: LiftedTask, rounds: int = 4) -> dict[str, str]:
-    """Colour of each object after `rounds` of refinement by the (init/goal) facts it appears in."""
-    types = dict(task.objects)
-    init, goal = _facts(task)
-    facts = [("i", n, a) for n, a in init] + [("g", n, a) for n, a in goal]
-    colour = {o: f"t:{types[o]}" for o in types}
-    for _ in range(rounds):
-        seen: dict[str, list[str]] = {o: [] for o in types}
-        for part, name, args in facts:
-            sig = f"{part}:{name}(" + ",".join(colour.get(a, a) for a in args) + ")"
-            for pos, a in enumerate(args):
-                if a in seen:
-                    seen[a].append(f"{pos}@{sig}")
-        colour = {
-            o: hashlib.sha256((colour[o] + "|" + "|".join(sorted(seen[o]))).encode()).hexdigest()[:16] for o in types
-        }
-    return colour
-
-
-def structure_hash(task: LiftedTask) -> str:
-    """A digest equal for problems equal up to object renaming (different digests: different problems)."""
-    colour = _refine(task)
-    init, goal = _facts(task)
-    parts = sorted(f"i:{n}(" + ",".join(colour.get(a, a) for a in args) + ")" for n, args in init)
-    parts += sorted(f"g:{n}(" + ",".join(colour.get(a, a) for a in args) + ")" for n, args in goal)
-    parts.append("objects:" + ",".join(sorted(colour.values())))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def same_up_to_renaming(a: LiftedTask, b: LiftedTask) -> bool:
-    """True when a bijection of objects (same types) maps a's init and goal exactly onto b's."""
-    if structure_hash(a) != structure_hash(b):
-        return False
-    ca, cb = _refine(a), _refine(b)
-    init_a, goal_a = (set(x) for x in _facts(a))
-    init_b, goal_b = (set(x) for x in _facts(b))
-    if len(init_a) != len(init_b) or len(goal_a) != len(goal_b):
-        return False
-    objects_a = sorted(ca, key=lambda o: (Counter(ca.values())[ca[o]], o))  # rarest colours first
-    candidates = {o: [p for p in cb if cb[p] == ca[o]] for o in objects_a}
-    mapping: dict[str, str] = {}
-    used: set[str] = set()
-
-    def consistent() -> bool:
-        for facts_a, facts_b in ((init_a, init_b), (goal_a, goal_b)):
-            for name, args in facts_a:
-                if all(x in mapping for x in args) and (name, tuple(mapping[x] for x in args)) not in facts_b:
-                    return False
-        return True
-
-    def search(i: int) -> bool:
-        if i == len(objects_a):
-            return True
-        o = objects_a[i]
-        for p in candidates[o]:
-            if p in used:
-                continue
-            mapping[o] = p
-            used.add(p)
-            if consistent() and search(i + 1):
-                return True
-            del mapping[o]
-            used.discard(p)
-        return False
-
-    return search(0)
-
-
-def _load(domain_file: Path, problem_file: Path) -> LiftedTask:
-    with normalisation_warnings_ignored():  # the shipped files' known quirks
-        return load_task(domain_file, problem_file)
-
-
-def _add_to_index(
-    index: dict[str, list[tuple[str, LiftedTask]]], domain_file: Path, named: Iterable[tuple[str, Path]]
-) -> None:
-    """Load each (name, problem file) and file its task under its structure hash, the bucket within which
-    `same_up_to_renaming` compares."""
-    for name, path in named:
-        task = _load(domain_file, path)
-        index.setdefault(structure_hash(task), []).append((name, task))
-
-
-def _shipped_index(
-    domain: str, held_out: Iterable[str] | None = None, leave_out: str = ""
-) -> dict[str, list[tuple[str, LiftedTask]]]:
-    """Digest -> [(name, task)] of every shipped problem of `domain` but those of split `leave_out`, and of
-    its problems in the held-out sets named in `held_out` (default: every set). A set shipped as a split is
-    indexed once, by its files (`<split>/<name>`)."""
+def _shipped_index(domain: str, held_out: Iterable[str] | None = None, leave_out: str = "") -> ProblemIndex:
+    """Every shipped problem of `domain` but those of split `leave_out`, and its problems in the held-out sets
+    named in `held_out` (default: every set), filed by digest. A set shipped as a split is indexed once, by
+    its files (`<split>/<name>`)."""
     shipped_files = {k: v for k, v in shipped_problem_files(domain).items() if k.split("/")[0] != leave_out}
-    domain_file = domains()[domain].domain_file
-    shipped: dict[str, list[tuple[str, LiftedTask]]] = {}
-    _add_to_index(shipped, domain_file, shipped_files.items())
+    index = ProblemIndex(domains()[domain].domain_file)
+    for name, path in shipped_files.items():
+        index.add_file(name, path)
     splits = {key.split("/")[0] for key in shipped_files}
     for set_name in HELD_OUT_SETS if held_out is None else held_out:
         spec = HELD_OUT_SETS.get(set_name)
         if domain not in spec.problems or spec.split in splits:
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            held = held_out_problems(tmp, [domain], set_name)
-            _add_to_index(shipped, domain_file, ((f"held-out/{p.name}", p.path) for p in held))
-    return shipped
+        for p in held_out_problems(index.scratch() / set_name, [domain], set_name):
+            index.add_file(f"held-out/{p.name}", p.path)
+    return index
 
 
 def find_overlaps(problems: Iterable[TrainingProblem]) -> list[tuple[str, str]]:
@@ -417,13 +322,10 @@ def find_overlaps(problems: Iterable[TrainingProblem]) -> list[tuple[str, str]]:
     for p in problems:
         by_domain.setdefault(p.domain, []).append(p)
     for domain, items in by_domain.items():
-        domain_file = domains()[domain].domain_file
         shipped = _shipped_index(domain)
         for p in items:
-            task = _load(domain_file, p.path)
-            for key, other in shipped.get(structure_hash(task), []):
-                if same_up_to_renaming(task, other):
-                    overlaps.append((f"{domain}/{p.name}", f"{domain}/{key}"))
+            task = load_problem(shipped.domain_file, p.path)
+            overlaps += [(f"{domain}/{p.name}", f"{domain}/{key}") for key in shipped.equal_to(task)]
     return overlaps
 
 
@@ -432,17 +334,17 @@ def exclude_shipped(problems: Iterable[TrainingProblem]) -> tuple[list[TrainingP
     one or an earlier kept one; `dropped` maps each dropped name to what it equals."""
     kept: list[TrainingProblem] = []
     dropped: dict[str, str] = {}
-    indexes: dict[str, dict[str, list[tuple[str, LiftedTask]]]] = {}
+    indexes: dict[str, ProblemIndex] = {}
     for p in problems:
         if p.domain not in indexes:
             indexes[p.domain] = _shipped_index(p.domain)
         index = indexes[p.domain]
-        task = _load(domains()[p.domain].domain_file, p.path)
+        task = load_problem(index.domain_file, p.path)
         digest = structure_hash(task)
-        same = next((key for key, other in index.get(digest, []) if same_up_to_renaming(task, other)), None)
+        same = next(index.equal_to(task, digest), None)
         if same is not None:
             dropped[f"{p.domain}/{p.name}"] = f"{p.domain}/{same}"
             continue
-        index.setdefault(digest, []).append((f"train/{p.name}", task))
+        index.add_task(f"train/{p.name}", task, digest)
         kept.append(p)
     return kept, dropped
