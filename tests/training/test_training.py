@@ -11,7 +11,6 @@ import pytest
 
 from pddlworlds.agents import make_agent, prompts
 from pddlworlds.agents.parsing import parse_reply
-from pddlworlds.worlds.catalogue import domains, load_task
 from pddlworlds.llm import Completion, Message
 from pddlworlds.registration import make_env
 from pddlworlds.training.data import expert_plan, generate_dataset, load_calls, record_episode
@@ -25,6 +24,7 @@ from pddlworlds.training.problems import (
 )
 from pddlworlds.training.renaming import ProblemIndex
 from pddlworlds.training.teacher import Detours
+from pddlworlds.worlds.catalogue import domains, load_task
 
 
 @pytest.fixture(scope="module")
