@@ -42,6 +42,7 @@ from pathlib import Path
 
 from pddlworlds.agents import make_agent
 from pddlworlds.llm import Choice, Completion, Message
+from pddlworlds.llm.kv_cache import common_prefix
 from pddlworlds.llm.prompt_formats import plain_pieces
 from pddlworlds.llm.tokenising import tokenize_pieces
 from pddlworlds.registration import make_env
@@ -117,21 +118,12 @@ def play(domain: str, problem: Path, agent_name: str, setting: str, max_steps: i
     return recorder.calls, record.steps
 
 
-def _prefix_len(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def _candidate_tokens(cands: list[list[int]]) -> int:
     """Tokens the scorer evaluates for the candidates (`llm.scoring.score_continuations`)."""
     path: list[int] = []
     evaluated = 0
     for tokens in sorted(cands):
-        reuse = _prefix_len(path, tokens[:-1])
+        reuse = common_prefix(path, tokens[:-1])
         del path[reuse:]
         todo = tokens[reuse:-1]
         path += todo
@@ -150,7 +142,7 @@ def measure(vocab, calls: list[Call], steps: int) -> dict[str, float]:
     plain = cached = 0
     for call in calls:
         prompt = tokenize_pieces(vocab, plain_pieces(call.messages) + ([(call.prefix, False)] if call.prefix else []))
-        reuse = max((_prefix_len(s, prompt) for s in seen), default=0)
+        reuse = max((common_prefix(s, prompt) for s in seen), default=0)
         extra = len(toks(call.reply)) + 1 if call.kind != "pick" else _candidate_tokens([toks(c) for c in call.continuations])
         plain += len(prompt) + extra
         cached += max(1, len(prompt) - reuse) + extra

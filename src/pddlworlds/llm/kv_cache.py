@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +40,9 @@ DEFAULT_CACHE_BYTES = 512 * 1024 * 1024
 MIN_SAVED_TOKENS = 64
 
 
-def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
-    """Length of the common prefix of two token arrays."""
+def common_prefix(a: np.ndarray | Sequence[int], b: np.ndarray | Sequence[int]) -> int:
+    """Length of the common prefix of two token sequences (arrays or lists)."""
+    a, b = np.asarray(a), np.asarray(b)
     n = min(len(a), len(b))
     if n == 0:
         return 0

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .kv_cache import common_prefix
 from .llama_batch import decode_batch, logits_at, token_batch
 
 __all__ = ["Scores", "score_continuations"]
@@ -49,15 +50,6 @@ class _Row:
         return float(self.logits[token]) - self.lse
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def _logits_row(llama: Any, index: int) -> _Row:
     return _Row(logits_at(llama, index).astype(np.float32, copy=True))
 
@@ -66,7 +58,7 @@ def _evaluate_prompt(llama: Any, prompt: Sequence[int]) -> _Row:
     """Put `prompt` in the KV cache (keeping the part of it already there) and return the distribution
     after its last token (which is evaluated again if the whole prompt was cached)."""
     cached = list(llama.input_ids[: llama.n_tokens])
-    keep = min(_common_prefix(cached, prompt), len(prompt) - 1)
+    keep = min(common_prefix(cached, prompt), len(prompt) - 1)
     llama.n_tokens = keep  # `eval` drops the cache past n_tokens before it decodes
     llama.eval(list(prompt[keep:]))
     return _logits_row(llama, -1)
@@ -110,7 +102,7 @@ def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequen
         with token_batch(max(1, longest - 1)) as batch:
             for i in order:
                 tokens = list(continuations[i])
-                reuse = _common_prefix(path, tokens[:-1])
+                reuse = common_prefix(path, tokens[:-1])
                 if reuse < len(path):
                     _truncate(llama, base + reuse)
                     del path[reuse:], rows[reuse:]
