@@ -676,12 +676,14 @@ def test_model_call_costs_pool_a_groups_calls_and_the_report_shows_them(tmp_path
     assert c.per_step(c.prompt_eval_s) == 1.75 and c.per_step(c.generation_s) == 1.0  # summaries included
     assert c.cached_share == 190 / 340  # action and retrieval calls only, pooled by tokens
     assert costs[("all", "standard")].cached_share == 0.6
+    # every call's prompt and reply, whole (no cache) and less what the cache held (HiAgent's summary too)
+    assert (c.evaluated_tokens, c.evaluated_with_cache) == (760, 520)
     out = tmp_path / "run"
     out.mkdir()
     (out / "episodes.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in (hi, std)))
     text = write_report(out, plots=False).read_text()
-    assert "| Blocksworld | HiAgent | 1 | 2.00 | 1.00 | 3.00 | 1.75 | 1.00 | 55.9 |" in text
-    assert "| **overall** | STANDARD | 1 | 1.00 | 0.00 | 1.00 | 0.50 | 0.50 | 60.0 |" in text
+    assert "| Blocksworld | HiAgent | 1 | 2.00 | 1.00 | 3.00 | 1.75 | 1.00 | 55.9 | 380 | 260 |" in text
+    assert "| **overall** | STANDARD | 1 | 1.00 | 0.00 | 1.00 | 0.50 | 0.50 | 60.0 | 105 | 45 |" in text
 
 
 def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> None:
@@ -694,6 +696,12 @@ def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> No
                     None, 1.0)
     c = call_costs([untimed, timed])[("blocksworld", "standard")]
     assert c.prompt_eval_s is None and c.cached_share is None and c.per_step(c.run_time_s) == 1.0
+    assert c.evaluated_tokens == 210 and c.evaluated_with_cache is None
+    # a scored choice (the settings that choose) is not timed but says what its cache held: counted
+    chosen = episode("standard", "p3", False, 0.0, [step(1, True, 0.0, 100, [
+        LLMCall("action", 100, 12, 0.1, "x", cached_tokens=90, candidates=3)])], None, 1.0)
+    section = "\n".join(call_costs_section([chosen], ["standard"], ["blocksworld"]))
+    assert "| Blocksworld | STANDARD | 1 | 1.00 | 0.00 | 1.00 | – | – | 90.0 | 112 | 22 |" in section
 
 
 @pytest.mark.embedded

@@ -78,8 +78,10 @@ def test_shared_prompt_scoring_matches_one_evaluation_per_candidate() -> None:
     held = sum(llm.count_tokens(c) for c in CANDIDATES)
     assert 0 < choice.scored_tokens < held - len(CANDIDATES)
     # the cache holds the prompt afterwards: a second call (whole prompt cached) and a free reply still work
+    assert choice.cached_tokens == 0  # after a reset nothing of the prompt was cached
     again = llm.choose(MESSAGES, CANDIDATES)
     assert again.index == choice.index
+    assert again.cached_tokens == choice.prompt_tokens - 1  # all but the last token, evaluated for its logits
     np.testing.assert_allclose(again.logprobs, choice.logprobs, atol=0.5)
     reply = llm.chat(MESSAGES, max_tokens=4)
     assert reply.prompt_tokens == choice.prompt_tokens and reply.completion_tokens > 0

@@ -181,6 +181,28 @@ def test_eval_on_a_domains_root_plans_baselines_and_reports_cost(root: Path, tmp
     assert "| Roads | expert (planner) | 1/1 | 1 | 1.00 | 0.0 | 5.0 | 1.00 |" in text
 
 
+def test_trials_plan_the_baselines_once_and_fill_every_trial(root: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from pddlworlds.evaluation.trials import run_trials, trial_dir
+
+    planned: list[str] = []
+    solve = B.solve
+
+    def counted(domain, problem, **kwargs):
+        planned.append(str(problem))
+        return solve(domain, problem, **kwargs)
+
+    monkeypatch.setattr(B, "solve", counted)
+    out = tmp_path / "trials"
+    plan = RunPlan(agents=["expert"], problems={"roads": ["p01"]}, max_steps=5, domains_root=str(root))
+    result = run_trials(plan, out, 2, progress=False, baseline_timeout=60)
+    assert result.complete and len(planned) == 1
+    for trial in (1, 2):
+        [line] = result.results[trial - 1].lines
+        assert (line["optimal_length"], line["optimal_cost"]) == (2, 5)
+        assert B.read_baselines(trial_dir(out, trial) / B.BASELINES_FILE)[("roads", "agentboard", "p01")].proven
+
+
 def record(cost: int | None, optimal_cost: int | None, success: bool = True) -> EpisodeRecord:
     return EpisodeRecord("standard", "roads", "agentboard", "p01", 0, success, 1.0 if success else 0.5, 3, 2, 0.1,
                          "goal", "obs", cost=cost, optimal_cost=optimal_cost)
@@ -232,3 +254,25 @@ def test_eval_optimal_timeout_zero_plans_no_baselines(root: Path, tmp_path: Path
     assert not (out / B.BASELINES_FILE).exists()
     line = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert line["optimal_length"] is None and line["optimal_cost"] is None
+
+
+def test_the_inspect_record_keeps_the_cost_of_a_costed_domain() -> None:
+    """The Inspect task's record carries `cost` as `Agent.run`'s does (`record_of` reads the env's costs)."""
+    from pddlworlds.frameworks.inspect_task import StepLog, record_of
+
+    env = make_env(ROADS / "domain.pddl", ROADS / "problem.pddl")
+    from pddlworlds.agents.scripted import ExpertAgent
+
+    expected = ExpertAgent(use_stored=False).run(env, seed=0)
+    log = StepLog(make_env(ROADS / "domain.pddl", ROADS / "problem.pddl"))
+    log.reset(seed=0)
+    for step in expected.trajectory:
+        log.step(step.action)
+    logged = record_of(log, "expert", None, 0, 0.0)
+    assert logged.success and logged.cost == expected.cost == 5
+    from pddlworlds.registration import make_domain_env
+
+    plain = StepLog(make_domain_env("blocksworld", None, max_episode_steps=30))
+    plain.reset(seed=0, options={"problem": "problem1"})
+    plain.step("look around")
+    assert record_of(plain, "expert", None, 0, 0.0).cost is None

@@ -109,6 +109,9 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
         latency_s=float(completion.latency_s),
         raw_output=completion.text if completion.error is None else (completion.raw or ""),
         error=completion.error,
+        cached_tokens=completion.cached_tokens,
+        prompt_eval_s=completion.prompt_eval_s,
+        generation_s=completion.generation_s,
     )
     return head, call
 
@@ -136,6 +139,7 @@ def choose_action(
         completion_tokens=choice.scored_tokens,
         latency_s=choice.latency_s,
         raw_output=reply,
+        cached_tokens=choice.cached_tokens,
         candidates=len(actions),
         logprob=round(choice.logprobs[best], 4),
         candidate_scores=[

@@ -28,6 +28,7 @@ from typing import Any
 from ..agents.insights import TrialMemory
 from ..artefacts.runs import is_errored
 from ..files import atomic_write, own_folder, refuse_folder_link
+from ..planning.baselines import BASELINE_TIMEOUT, BASELINES_FILE, read_baselines, write_baselines
 from ..printable import markdown_cell
 from ..records import MAX_DEPTH, nesting_depth
 from ..scoring.metrics import aggregate
@@ -117,11 +118,13 @@ def run_trials(
     executor: str = "local",
     progress: bool = True,
     on_event: Callable[[str, int], None] | None = None,
+    baseline_timeout: float | None = BASELINE_TIMEOUT,
 ) -> TrialsResult:
     """Play `plan` `trials` times in `out`, updating `memory` (if any) after each trial.
 
     `on_event(name, trial)` is called with "trial_played" (episodes stored, memory not yet updated) and
-    "trial_done"; tests use it to kill the process there.
+    "trial_done"; tests use it to kill the process there. A `--domains-root` domain's optimal plans are
+    planned in the first trial (`baseline_timeout` s each, as `run_evaluation`) and carried to the others.
     """
     if trials < 1:
         raise EvaluationError("--trials must be at least 1")
@@ -135,7 +138,7 @@ def run_trials(
             "keeps AgentBoard's own prompt, with no place for insights"
         )
     with memory.hold() if memory is not None else contextlib.nullcontext():
-        return _play_trials(plan, Path(out), trials, memory, workers, executor, progress, on_event)
+        return _play_trials(plan, Path(out), trials, memory, workers, executor, progress, on_event, baseline_timeout)
 
 
 def _play_trials(
@@ -147,6 +150,7 @@ def _play_trials(
     executor: str,
     progress: bool,
     on_event: Callable[[str, int], None] | None,
+    baseline_timeout: float | None,
 ) -> TrialsResult:
     folder = out / MEMORY_DIR
     with RunStore(out).lock():
@@ -160,8 +164,10 @@ def _play_trials(
         trial_plan = dataclasses.replace(
             plan, insights=memory.use(folder, trial) if memory is not None else None, trial=trial
         )
+        _carry_baselines(out, trial)
         run = run_evaluation(
-            trial_plan, trial_dir(out, trial), workers=workers, executor=executor, progress=progress
+            trial_plan, trial_dir(out, trial), workers=workers, executor=executor, progress=progress,
+            baseline_timeout=baseline_timeout,
         )
         result.results.append(run)
         if run.interrupted or not run.complete:
@@ -188,6 +194,17 @@ def _play_trials(
             on_event("trial_done", trial)
     write_trials_report(out, memory)
     return result
+
+
+def _carry_baselines(out: Path, trial: int) -> None:
+    """Start a later trial's optimal plans from the first trial's, so no problem is planned twice."""
+    first = trial_dir(out, 1) / BASELINES_FILE
+    here = trial_dir(out, trial) / BASELINES_FILE
+    if trial > 1 and first.is_file():
+        known = read_baselines(first)
+        known.update(read_baselines(here))
+        here.parent.mkdir(parents=True, exist_ok=True)
+        write_baselines(here, known)
 
 
 def trial_rows(out: str | os.PathLike[str], memory: TrialMemory | None = None) -> list[dict[str, Any]]:
@@ -262,6 +279,7 @@ def cmd_trials(args: Any, plan: RunPlan, memory: TrialMemory | None) -> int:
         workers=args.workers,
         executor=args.executor,
         progress=not args.no_progress,
+        baseline_timeout=args.optimal_timeout if args.optimal_timeout > 0 else None,
     )
     if not args.no_report:
         for run in result.results:

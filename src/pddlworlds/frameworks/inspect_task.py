@@ -119,8 +119,9 @@ def record_of(log: StepLog, agent: str, model: str | None, seed: int | None, run
     """The episode record of a logged episode (as `Agent.run` makes one, without model-side fields)."""
     first, last = log.turns[0], log.turns[-1]
     trajectory = [StepRecord.of_step(t["action"], t["observation"], t["info"]) for t in log.turns[1:]]
+    costed = bool(getattr(log.unwrapped, "action_costs", False))  # the record keeps the cost where it means more
     return EpisodeRecord.of_episode(agent, seed, (first["observation"], first["info"]), last["info"], trajectory,
-                                    run_time_s, model=model)
+                                    run_time_s, costed=costed, model=model)
 
 
 # ---- the tools of Inspect's agent ---------------------------------------------------------------

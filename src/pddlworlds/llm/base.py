@@ -99,7 +99,8 @@ class Choice:
 
     `prompt_tokens` is the prompt's length, `scored_tokens` how many candidate tokens the model evaluated
     (shared prefixes are evaluated once), `latency_s` the whole call, `lengths` each continuation's tokens
-    (so a caller can rank by another rule than the sum, e.g. per token).
+    (so a caller can rank by another rule than the sum, e.g. per token), `cached_tokens` how many of the
+    prompt's tokens came from the backend's cache (None: it does not say).
     """
 
     index: int
@@ -108,6 +109,7 @@ class Choice:
     scored_tokens: int
     latency_s: float
     lengths: tuple[int, ...] = ()
+    cached_tokens: int | None = None
 
 
 @runtime_checkable

@@ -362,7 +362,8 @@ class EmbeddedLLM:
                 raise
         best = max(range(len(continuations)), key=lambda i: scores.logprobs[i])
         lengths = tuple(len(c) for c in candidates)
-        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start, lengths)
+        return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start, lengths,
+                      cached_tokens=scores.cached_tokens)
 
 
 @contextlib.contextmanager

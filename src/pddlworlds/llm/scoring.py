@@ -29,11 +29,13 @@ __all__ = ["Scores", "score_continuations"]
 
 @dataclass(frozen=True)
 class Scores:
-    """Each continuation's summed token log-probability (in the order given) and how many candidate
-    tokens the model evaluated for them all (shared prefixes and last tokens not counted twice)."""
+    """Each continuation's summed token log-probability (in the order given), how many candidate tokens
+    the model evaluated for them all (shared prefixes and last tokens not counted twice), and how many of
+    the prompt's tokens it took from its KV cache instead of evaluating them."""
 
     logprobs: tuple[float, ...]
     evaluated_tokens: int
+    cached_tokens: int = 0
 
 
 class _Row:
@@ -54,14 +56,15 @@ def _logits_row(llama: Any, index: int) -> _Row:
     return _Row(logits_at(llama, index).astype(np.float32, copy=True))
 
 
-def _evaluate_prompt(llama: Any, prompt: Sequence[int]) -> _Row:
+def _evaluate_prompt(llama: Any, prompt: Sequence[int]) -> tuple[_Row, int]:
     """Put `prompt` in the KV cache (keeping the part of it already there) and return the distribution
-    after its last token (which is evaluated again if the whole prompt was cached)."""
+    after its last token (which is evaluated again if the whole prompt was cached) and how many of its
+    tokens were kept."""
     cached = list(llama.input_ids[: llama.n_tokens])
     keep = min(common_prefix(cached, prompt), len(prompt) - 1)
     llama.n_tokens = keep  # `eval` drops the cache past n_tokens before it decodes
     llama.eval(list(prompt[keep:]))
-    return _logits_row(llama, -1)
+    return _logits_row(llama, -1), keep
 
 
 def _truncate(llama: Any, length: int) -> None:
@@ -92,7 +95,7 @@ def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequen
     if longest - 1 > llama.n_batch:
         raise ValueError(f"a continuation of {longest} tokens exceeds the model's batch of {llama.n_batch}")
     base = len(prompt)
-    root = _evaluate_prompt(llama, prompt)
+    root, kept = _evaluate_prompt(llama, prompt)
     order = sorted(range(len(continuations)), key=lambda i: list(continuations[i]))
     scores = [0.0] * len(continuations)
     path: list[int] = []  # candidate tokens now in the cache after the prompt
@@ -115,4 +118,4 @@ def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequen
     finally:
         _truncate(llama, base)  # the cache holds the prompt, as llama-cpp-python's bookkeeping says
         llama.n_tokens = base
-    return Scores(tuple(scores), evaluated)
+    return Scores(tuple(scores), evaluated, kept)

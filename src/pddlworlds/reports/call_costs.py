@@ -38,6 +38,11 @@ class CallCosts:
     generation_s: float | None = 0.0
     action_prompt_tokens: int = 0
     action_cached_tokens: int | None = 0
+    #: tokens the model evaluated over every call: each prompt whole plus what it wrote or scored (the
+    #: paper's condition, no cache), and with the cached part of each prompt left out (None: a call of the
+    #: group does not say what its backend took from the cache)
+    evaluated_tokens: int = 0
+    evaluated_with_cache: int | None = 0
 
     def add(self, record: Recordish) -> None:
         r = as_record(record)
@@ -50,6 +55,10 @@ class CallCosts:
                 self.summary_calls += call.purpose == "summary"
                 self.prompt_eval_s = _plus(self.prompt_eval_s, call.prompt_eval_s)
                 self.generation_s = _plus(self.generation_s, call.generation_s)
+                written = call.prompt_tokens + call.completion_tokens
+                self.evaluated_tokens += written
+                cached = None if call.cached_tokens is None else written - call.cached_tokens
+                self.evaluated_with_cache = _plus(self.evaluated_with_cache, cached)
                 if call.purpose in ACTION_PURPOSES:
                     self.action_prompt_tokens += call.prompt_tokens
                     self.action_cached_tokens = _plus(self.action_cached_tokens, call.cached_tokens)
@@ -67,6 +76,11 @@ class CallCosts:
     def timed(self) -> bool:
         return self.calls > 0 and self.prompt_eval_s is not None
 
+    @property
+    def counted(self) -> bool:
+        """Whether the group's calls say what the cache saved (so evaluated tokens with it are known)."""
+        return self.calls > 0 and self.evaluated_with_cache is not None
+
 
 def _plus(total: Any, value: Any) -> Any:
     return None if total is None or value is None else total + value
@@ -83,12 +97,13 @@ def call_costs(records: Iterable[Recordish]) -> dict[tuple[str, str], CallCosts]
 
 
 def call_costs_section(records: Sequence[Recordish], agents: Sequence[str], domains: Sequence[str]) -> list[str]:
-    """The report's markdown section; empty when no call carries the backend's timings."""
+    """The report's markdown section; empty when no call carries the backend's timings or cache counts."""
     costs = call_costs(records)
-    if not any(c.timed for c in costs.values()):
+    if not any(c.timed or c.counted for c in costs.values()):
         return []
     header = ["Domain", "Agent", "episodes", "calls/step", "summary calls/episode", "s/step",
-              "prompt eval s/step", "generation s/step", "action prompt tokens from cache %"]
+              "prompt eval s/step", "generation s/step", "action prompt tokens from cache %",
+              "tokens evaluated/step, no cache", "tokens evaluated/step, with cache"]
     rows = []
     for domain in [*domains, "all"]:
         for agent in agents:
@@ -99,13 +114,16 @@ def call_costs_section(records: Sequence[Recordish], agents: Sequence[str], doma
                 "**overall**" if domain == "all" else domain_label(domain), agent_label(agent), str(c.episodes),
                 cell(c.per_step(c.calls), 2), cell(c.summary_calls / c.episodes, 2), cell(c.per_step(c.run_time_s), 2),
                 cell(c.per_step(c.prompt_eval_s), 2), cell(c.per_step(c.generation_s), 2),
-                cell(c.cached_share, 1, 100),
+                cell(c.cached_share, 1, 100), cell(c.per_step(c.evaluated_tokens), 0),
+                cell(c.per_step(c.evaluated_with_cache), 0),
             ])
     note = (
         "Every model call of a step counted (action, retrieval, summary); seconds per step are the episode's "
         "wall time over its steps, and the model's own time split into prompt evaluation (up to the first "
         "generated token) and generation, pooled over the group's episodes. Cache: the share of the action "
         "and retrieval calls' prompt tokens the backend reused from an earlier prompt (– when it does not "
-        "say). Times depend on the machine's load and on --workers."
+        "say). Tokens evaluated: every call's prompt and what it wrote or scored, per step; without a cache "
+        "each prompt is evaluated whole (the condition of HiAgent's paper), with one the part the backend "
+        "kept from the call before is not. Times depend on the machine's load and on --workers."
     )
     return ["## Model calls: where the time goes", "", note, "", md_table(header, rows), ""]
