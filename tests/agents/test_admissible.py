@@ -193,3 +193,22 @@ def test_free_decoding_keeps_the_configuration_and_says_so_in_the_report(tmp_pat
 
     assert setting_words({}).startswith("**free**")
     assert setting_words({"decoding": "admissible"}).startswith("**admissible**")  # runs made before settings had names
+
+
+def test_a_head_that_goes_straight_to_its_action_is_no_error() -> None:
+    """`Action:` written first stops the head call with nothing before it: no new subgoal, not a failed call;
+    a reply cut by the length limit with nothing in it stays an error."""
+    from pddlworlds.agents.admissible import free_head
+
+    class Straight(PlanScorer):
+        def __init__(self, finish: str) -> None:
+            super().__init__()
+            self.finish = finish
+
+        def chat(self, messages, *, max_tokens=128, stop=(), temperature=0.0) -> Completion:
+            return Completion("", 10, 2, 0.0, error="empty completion", raw="", finish_reason=self.finish)
+
+    head, call = free_head(Straight("stop"), [Message("user", "x")], 16)
+    assert head == "Action:" and call.error is None and call.purpose == "head"
+    head, call = free_head(Straight("length"), [Message("user", "x")], 16)
+    assert head == "Action:" and call.error == "empty completion"

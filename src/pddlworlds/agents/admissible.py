@@ -23,6 +23,8 @@ candidate's tokens (`sum`), which favours short candidates, or that sum divided 
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -100,6 +102,9 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
     """HiAgent's head: the model writes freely up to its `Action:` label; returns `Action:`, after a
     `Subgoal: <text>` line when what it wrote states a subgoal, and the record of that call."""
     completion = llm.chat(messages, max_tokens=max_tokens, stop=HEAD_STOP, temperature=0.0)
+    if completion.error == "empty completion" and completion.finish_reason == "stop":
+        # the model wrote `Action:` at once: no new subgoal this step, a head's ordinary answer
+        completion = dataclasses.replace(completion, error=None)
     subgoal = None if completion.error else parse_reply(completion.text).subgoal
     head = f"Subgoal: {subgoal}\nAction:" if subgoal else "Action:"
     call = LLMCall(
