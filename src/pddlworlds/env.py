@@ -173,7 +173,7 @@ class PDDLTextEnv(gym.Env[str, str]):
     error, and so are two problem files of one name). `profile`: "pddlworlds" (default) or "agentboard",
     which plays by AgentBoard's wording, messages, parsing and progress rule (`pddlworlds.worlds.agentboard.world`);
     its progress starts at 0 rather than crediting goal conditions that already hold. Size guards, each
-    refused with an error naming it: `max_ground_actions` (default 200,000), `max_atoms` (20,000),
+    refused with an error naming it: `max_ground_actions` (default 400,000), `max_atoms` (20,000),
     `max_explored` (1,000,000 facts and action instances derived by the reachability analysis while grounding),
     `max_file_bytes` (128 KiB per PDDL file); `split` must be a split's name, never a path. `reward`:
     "progress" (default) or "success" (see Rewards).
