@@ -179,3 +179,23 @@ def test_applicable_matches_a_full_scan(domain_problem, world_of) -> None:
         if not scan:
             break
         state = task.apply(state, rng.choice(scan))
+
+
+def test_applicable_is_the_same_from_its_memo_and_past_its_budget(world_of) -> None:
+    """States met again are listed from the memo of candidates; once the memo's budget is spent the
+    candidates are gathered afresh each time; either way the list is a full scan's."""
+    from pddlworlds.worlds.ground_task import Memo
+
+    task = world_of("barman", "p01").task
+    rng = random.Random("memo")
+    states = [task.init]
+    for _ in range(40):
+        choices = task.applicable(states[-1])
+        states.append(task.apply(states[-1], rng.choice(choices)))
+    for state in states + states:  # the second pass reads the memo
+        assert task.applicable(state) == [i for i in range(len(task.actions)) if task.is_applicable(state, i)]
+    small = Memo(3)
+    small.keep(1, (10, 11))
+    small.keep(2, (12, 13))  # over the budget: not kept
+    small.keep(3, (14,))
+    assert dict(small) == {1: (10, 11), 3: (14,)} and small.left == 0

@@ -19,6 +19,10 @@ __all__ = ["Atom", "ByteTable", "CondEffect", "GroundAction", "GroundTask", "nat
 
 Atom = tuple[str, tuple[str, ...]]
 
+#: Most candidate actions `GroundTask.applicable` keeps listed per task, over all the combinations of true
+#: key atoms it remembers (a reference each: about 8 MB at the limit).
+CANDIDATE_MEMO = 1_000_000
+
 
 def natural_key(name: str) -> tuple:
     """Sort key that puts b2 before b10."""
@@ -127,26 +131,28 @@ class GroundTask:
     def applicable(self, state: int) -> list[int]:
         """Indices of the actions applicable in `state`, in action order.
 
-        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action; the
-        candidates of each byte of the true key atoms are gathered once per byte value (`ByteTable`).
+        Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action. The
+        candidates of a combination of true key atoms are gathered once (per byte of the key atoms,
+        `ByteTable`) and kept, in action order, for the next state with the same key atoms (at most
+        `CANDIDATE_MEMO` candidates in all): a step changes few key atoms, and states recur.
         """
-        unkeyed, table, keys = self._triggers
+        unkeyed, table, keys, memo = self._triggers
+        masked = state & keys
+        candidates = memo.get(masked)
+        if candidates is None:
+            candidates = tuple(sorted(x for part in table.parts(masked) for x in part))
+            memo.keep(masked, candidates)
         absent = ~state
-        found = [
-            i
-            for chunk in table.parts(state & keys)
-            for i, pos, neg in chunk
-            if not (pos & absent) and not (neg & state)
-        ]
+        found = [i for i, pos, neg in candidates if not (pos & absent) and not (neg & state)]
         if unkeyed:
             found += [i for i in unkeyed if self.is_applicable(state, i)]
-        found.sort()
+            found.sort()
         return found
 
     @cached_property
-    def _triggers(self) -> tuple[list[int], ByteTable, int]:
-        """(actions without a key, key atom byte -> (index, pos, neg) of its actions, mask of the key atoms),
-        built on first use.
+    def _triggers(self) -> tuple[list[int], ByteTable, int, Memo]:
+        """(actions without a key, key atom byte -> (index, pos, neg) of its actions, mask of the key atoms,
+        the memo of candidates per combination of true key atoms), built on first use.
 
         An action's key is the positive precondition atom that some action changes and that the fewest
         actions require (else any positive precondition): an action can only apply where its key holds.
@@ -170,7 +176,7 @@ class GroundTask:
         for bit in keyed:
             keys |= 1 << bit
         by_bit = [tuple(keyed.get(bit, ())) for bit in range(max(keyed, default=-1) + 1)]
-        return unkeyed, ByteTable(by_bit, lambda parts: tuple(x for part in parts for x in part)), keys
+        return unkeyed, ByteTable(by_bit, lambda parts: tuple(x for part in parts for x in part)), keys, Memo(CANDIDATE_MEMO)
 
     # ---- goal --------------------------------------------------------------------------------
 
@@ -217,6 +223,19 @@ def set_bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+class Memo(dict):
+    """A dictionary that stops taking entries once the sizes of the values it took reach `budget`."""
+
+    def __init__(self, budget: int) -> None:
+        super().__init__()
+        self.left = budget
+
+    def keep(self, key: Any, value: Sequence[Any]) -> None:
+        if len(value) <= self.left:
+            self[key] = value
+            self.left -= max(1, len(value))
 
 
 class ByteTable:
