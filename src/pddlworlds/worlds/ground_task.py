@@ -133,14 +133,18 @@ class GroundTask:
 
         Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action. The
         candidates of a combination of true key atoms are gathered once (per byte of the key atoms,
-        `ByteTable`) and kept, in action order, for the next state with the same key atoms (at most
+        `ByteTable`), less those whose conditions on key atoms fail there, and kept, in action order, for
+        the next state with the same key atoms (at most
         `CANDIDATE_MEMO` candidates in all): a step changes few key atoms, and states recur.
         """
         unkeyed, table, keys, memo = self._triggers
         masked = state & keys
         candidates = memo.get(masked)
         if candidates is None:
-            candidates = tuple(sorted(x for part in table.parts(masked) for x in part))
+            off = keys & ~masked  # the key atoms that do not hold: a candidate needing one is out for good
+            candidates = tuple(sorted(
+                x for part in table.parts(masked) for x in part if not (x[1] & off) and not (x[2] & masked)
+            ))
             memo.keep(masked, candidates)
         absent = ~state
         found = [i for i, pos, neg in candidates if not (pos & absent) and not (neg & state)]
