@@ -127,12 +127,24 @@ def test_missing_parenthesis_is_reported_where_the_form_opened(tmp_path: Path, t
     assert caught.value.line == 6
 
 
-@pytest.mark.parametrize("goal", ["(:goal (and))", "(:goal (and (and)))", "(:goal)"])
-def test_empty_goal_is_a_pddl_error(tmp_path: Path, toy, goal: str) -> None:
-    problem = write(tmp_path, "p.pddl", PROBLEM.replace("(:goal (and (q a) (q b)))", goal))
+def test_a_goal_with_nothing_in_it_is_a_pddl_error(tmp_path: Path, toy) -> None:
+    problem = write(tmp_path, "p.pddl", PROBLEM.replace("(:goal (and (q a) (q b)))", "(:goal)"))
     with pytest.raises(PDDLError, match="goal is empty") as caught:
         load_task(toy[0], problem)
     assert caught.value.path == str(problem) and caught.value.line == 4
+
+
+@pytest.mark.parametrize("goal", ["(:goal (and))", "(:goal (and (and)))"])
+def test_an_empty_conjunction_is_a_goal_that_holds_at_reset(tmp_path: Path, toy, goal: str) -> None:
+    """`(and)` is true in every state (Fast Downward reads it so: the empty plan solves it; the IPC's
+    blocks-3op ships such a first problem): the episode is over at reset, solved, with full progress."""
+    problem = write(tmp_path, "p.pddl", PROBLEM.replace("(:goal (and (q a) (q b)))", goal))
+    env = pddlworlds.make_env(toy[0], problem)
+    observation, info = env.reset(seed=0)
+    assert info["goal"] == "The goal is empty: it holds in every state."
+    assert info["progress"] == 1.0 and observation.endswith("The goal is reached.")
+    _, reward, terminated, _, info = env.step("look around")
+    assert terminated and info["success"] and info["action_kind"] == "goal held at reset"
 
 
 def test_missing_goal_is_a_pddl_error(tmp_path: Path, toy) -> None:

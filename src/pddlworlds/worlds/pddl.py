@@ -389,8 +389,6 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
             goal.append((cond.predicate, tuple(cond.args), not cond.negated))
         else:
             goal_conditions.append(_formula(cond, pddl))
-    if not goal and not goal_conditions:
-        raise PDDLError("the goal is empty: it names no condition", problem_path)
     return LiftedTask(
         domain_name=task.domain_name,
         problem_name=task.problem_name,

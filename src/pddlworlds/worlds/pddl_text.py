@@ -180,13 +180,6 @@ def normalise_problem(
 
 
 
-def _is_empty_condition(expr) -> bool:
-    """`()`, `(and)` or conjunctions of those: a condition with no literal in it."""
-    return isinstance(expr, list) and (
-        not expr or (str(expr[0]).lower() == "and" and all(_is_empty_condition(e) for e in expr[1:]))
-    )
-
-
 
 
 def _refuse_forms(expr, unsupported: dict[str, str], where: str, path: Path) -> None:
@@ -281,8 +274,7 @@ def _check_effects_present(define: list, path: Path) -> None:
 
 
 def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
-    """Refuse a problem without a goal, or with an empty one (`(:goal (and))`): nothing to play or plan;
-    and, by name, a goal or a section outside classical planning (preferences, a numeric goal,
+    """Refuse a problem without a goal (no `(:goal ...)`, or `(:goal)` with nothing in it); and, by name, a goal or a section outside classical planning (preferences, a numeric goal,
     `:constraints`, a metric other than total cost)."""
     path = Path(path)
     define = read_sexpr(text, path)
@@ -290,8 +282,8 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
     if not goals:
         raise PDDLError("the problem has no (:goal ...)", path, getattr(define, "line", None))
     body = goals[0][1:]
-    if not body or all(_is_empty_condition(e) for e in body):
-        raise PDDLError("the goal is empty: it names no condition", path, getattr(goals[0], "line", None))
+    if not body:  # `(:goal (and))` is a goal (true in every state, as Fast Downward reads it); `(:goal)` is not
+        raise PDDLError("the goal is empty: (:goal) names no condition", path, getattr(goals[0], "line", None))
     _refuse_forms(body, UNSUPPORTED_CONDITIONS, "the goal", path)
     for section in define:
         kind = section_name(section)

@@ -29,6 +29,8 @@ from .text import (
 __all__ = ["Outcome", "World"]
 
 GOAL_REACHED = "The goal is reached."
+#: The goal's text when the problem's goal is `(and)`: true in every state, so every episode is over at reset.
+EMPTY_GOAL_TEXT = "The goal is empty: it holds in every state."
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,13 @@ class World:
         self._unsaid = tuple(
             _capitalised(templates.sentence(atom, true=False), names) for atom in self.task.atoms
         )
-        self._goal_text = "The goal is to satisfy the following conditions: " + ", ".join(
-            [templates.sentence((n, args), true=positive) for n, args, positive in task.goal]
-            + [templates.condition(formula) for formula in task.goal_conditions]
-        ) + "."
+        conditions = [templates.sentence((n, args), true=positive) for n, args, positive in task.goal] + [
+            templates.condition(formula) for formula in task.goal_conditions
+        ]
+        self._goal_text = (
+            "The goal is to satisfy the following conditions: " + ", ".join(conditions) + "."
+            if conditions else EMPTY_GOAL_TEXT
+        )
         self._shown = ~self.task.hidden
         # A state's sentences joined one byte of the state at a time (`ByteTable`): a few look-ups.
         self._unsaid_dot = tuple(sentence + "." for sentence in self._unsaid)
