@@ -383,3 +383,9 @@ def test_no_warning_for_well_formed_shipped_input() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_task(d.domain_file, d.problem_file(d.problems()[0])).goal
+
+
+def test_a_domain_file_given_as_the_problem_is_named_so(tmp_path: Path, toy) -> None:
+    """A collection that lists its domain among its problems (the IPC 2000 elevators' m10-strips.pddl)."""
+    with pytest.raises(PDDLError, match=r"this is a domain file \(\(define \(domain toy\) \.\.\.\)\), not a problem"):
+        load_task(toy[0], toy[0])

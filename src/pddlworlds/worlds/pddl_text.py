@@ -279,6 +279,10 @@ def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
     path = Path(path)
     define = read_sexpr(text, path)
     goals = [s for s in define if section_name(s) == ":goal"]
+    head = define[1] if len(define) > 1 and isinstance(define[1], list) else []
+    if not goals and head and str(head[0]).lower() == "domain":
+        raise PDDLError(f"this is a domain file ((define (domain {' '.join(map(str, head[1:]))}) ...)), not a problem",
+                        path, getattr(define, "line", None))
     if not goals:
         raise PDDLError("the problem has no (:goal ...)", path, getattr(define, "line", None))
     body = goals[0][1:]
