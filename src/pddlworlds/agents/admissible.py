@@ -24,7 +24,6 @@ candidate's tokens (`sum`), which favours short candidates, or that sum divided 
 from __future__ import annotations
 
 import dataclasses
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
