@@ -144,6 +144,7 @@ def test_an_empty_conjunction_is_a_goal_that_holds_at_reset(tmp_path: Path, toy,
     assert info["goal"] == "The goal is empty: it holds in every state."
     assert info["progress"] == 1.0 and observation.endswith("The goal is reached.")
     _, reward, terminated, _, info = env.step("look around")
+    assert reward == 1.0  # the return is the progress: paid on the one step the episode has
     assert terminated and info["success"] and info["action_kind"] == "goal held at reset"
 
 
