@@ -229,3 +229,38 @@ def test_plain_strips_with_negative_preconditions_still_reads(tmp_path: Path):
     task = read_task(*write(tmp_path, domain(":strips :typing :negative-preconditions",
                                              precondition="(and (p ?x) (not (q ?x)))")))
     assert [s.name for s in task.schemas] == ["go"] and not task.schemas[0].preconditions[1].positive
+
+
+# ---- what older planners read and the letter of PDDL does not --------------------------------------
+
+
+def test_an_object_the_domain_uses_undeclared_is_the_problems_object(tmp_path: Path) -> None:
+    """The IPC 2000 Tyreworld's `(have wrench)`: a problem object named in an action, taken as a constant
+    with the problem's type (Fast Downward's translator refuses the file); a name the problem lacks stays an
+    error naming the domain file and line."""
+    text = domain(precondition="(and (p ?x) (p a))")
+    d, p = write(tmp_path, text)
+    with pytest.warns(UserWarning, match=r"uses a \(thing\) without declaring it as constants"):
+        task = read_task(d, p)
+    assert ("a", "thing") in task.objects and [o for o, _ in task.objects].count("a") == 1
+    env = make_env(d, p)
+    env.reset(seed=0)
+    assert env.unwrapped.valid_actions() == ["go a"]
+    assert env.step("go a")[2]  # the goal (q a) holds
+    d, p = write(tmp_path, domain(precondition="(and (p ?x) (p zz))"))
+    with pytest.raises(PDDLError, match="Undefined object") as caught:
+        read_task(d, p)
+    assert caught.value.path == str(d)
+
+
+def test_a_dash_glued_to_its_type_is_read_as_two_words(tmp_path: Path) -> None:
+    """`?x -thing` (the fridge domain writes `?c -compressor`): no PDDL name starts with '-'; names with a
+    dash inside (`on-table`) are untouched."""
+    text = domain().replace("(p ?x - thing) (q ?x - thing)", "(p ?x -thing) (on-table ?x - thing) (q ?x -thing)")
+    d, p = write(tmp_path, text, PROBLEM.replace("a b - thing", "a b -thing"))
+    task = read_task(d, p)
+    assert [name for name, _ in task.predicates] == ["p", "on-table", "q"]
+    assert dict(task.objects) == {"a": "thing", "b": "thing"}
+    env = make_env(d, p)
+    env.reset(seed=0)
+    assert env.unwrapped.valid_actions() == ["go a"]

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .pddl_constants import adopt_constants
 from .pddl_text import (
     MAX_NESTING,
     MAX_PDDL_BYTES,
@@ -271,18 +272,30 @@ def read_task(
     domain_text = read_pddl_text(domain_path, max_file_bytes)
     problem_text = read_pddl_text(problem_path, max_file_bytes)
     domain_lists = parsed_domain(domain_text, domain_path)
-    problem_lists = parsed_problem(problem_text, domain_constants(domain_text, domain_path), problem_path)
+    constants = domain_constants(domain_text, domain_path)
+    problem_lists = parsed_problem(problem_text, constants, problem_path)
     pddl, parsing_functions, *_ = translator()
     from fast_downward.translate.pddl_parser.parse_error import ParseError
 
     failures = (ParseError, SystemExit, ValueError, KeyError, TypeError, AttributeError, AssertionError,
                 IndexError, UnboundLocalError, StopIteration, RecursionError)
+
+    def parse_domain(lists: list) -> None:
+        tuple(parsing_functions.parse_domain_pddl(parsing_functions.Context(), lists))
+
     with translator_quiet():
         try:  # the domain alone first (its parser yields its parts), to blame the right file
-            tuple(parsing_functions.parse_domain_pddl(parsing_functions.Context(), domain_lists))
+            domain_lists, adopted = adopt_constants(domain_lists, problem_lists, parse_domain, failures)
         except failures as exc:
             message, line = _parse_error(exc, domain_lists)
             raise PDDLError(f"cannot parse domain: {message}", domain_path, line) from None
+        if adopted:
+            problem_lists = parsed_problem(problem_text, {**constants, **adopted}, problem_path)
+            warnings.warn(
+                f"{domain_path}: uses {', '.join(f'{n} ({t})' for n, t in adopted.items())} without declaring "
+                f"{'it' if len(adopted) == 1 else 'them'} as constants; taken from the problem's objects",
+                PDDLNormalisationWarning, stacklevel=2,
+            )
         try:
             task = parsing_functions.parse_task(domain_lists, problem_lists)
         except failures as exc:

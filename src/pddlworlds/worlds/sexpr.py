@@ -50,8 +50,10 @@ def tokenise(text: str, path: Path) -> list[Token]:
     tokens: list[Token] = []
     for line_no, line in enumerate(text.splitlines(), start=1):
         line = line.split(";", 1)[0]
-        # a '?' starts a word of its own, as Fast Downward reads `(p?x)` (zenotravel writes `aircraft?a`)
-        for i, match in enumerate(re.finditer(r"[()]|\??[^\s()?]+|\?", line)):
+        # a '?' starts a word of its own, as Fast Downward reads `(p?x)` (zenotravel writes `aircraft?a`);
+        # so does a '-' before a letter at a word's start, the dash of a typed list glued to its type
+        # (`?c -compressor`, the fridge domain): no PDDL name starts with '-'
+        for i, match in enumerate(re.finditer(r"[()]|-(?=[A-Za-z])|\??[^\s()?]+|\?", line)):
             tokens.append(Token(match.group(0), line_no, match.start(), i == 0))
     return tokens
 
