@@ -718,7 +718,7 @@ def test_an_agents_model_calls_do_not_depend_on_which_agent_played_first(tmp_pat
 
     evaluated: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
     for order in ("standard,hiagent", "hiagent,standard"):
-        argv = ["eval", "--agents", order, "--domains", "blocksworld", "--limit", "1", "--max-steps", "3"]
+        argv = ["eval", "--agents", order, "--domains", "blocksworld", "--limit", "1", "--max-steps", "2"]
         plan = build_plan(cli.build_parser().parse_args(argv))
         llm_for(plan.backend).reset()  # nothing saved by earlier tests or by the other order's run
         result = run_evaluation(plan, tmp_path / order.replace(",", "-"), workers=1, progress=False)
