@@ -15,7 +15,8 @@ from typing import Any
 
 from .pddl import LiftedTask
 
-__all__ = ["Atom", "ByteTable", "CondEffect", "GroundAction", "GroundTask", "natural_key", "set_bits"]
+__all__ = ["CANDIDATE_MEMO", "Atom", "ByteTable", "CondEffect", "GroundAction", "GroundTask", "Memo", "natural_key",
+           "set_bits"]
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -134,8 +135,8 @@ class GroundTask:
         Only the actions whose key atom (see `_triggers`) holds are tested, not every ground action. The
         candidates of a combination of true key atoms are gathered once (per byte of the key atoms,
         `ByteTable`), less those whose conditions on key atoms fail there, and kept, in action order, for
-        the next state with the same key atoms (at most
-        `CANDIDATE_MEMO` candidates in all): a step changes few key atoms, and states recur.
+        the next state with the same key atoms (at most `CANDIDATE_MEMO` candidates in all): a step
+        changes few key atoms, and states recur.
         """
         unkeyed, table, keys, memo = self._triggers
         masked = state & keys
@@ -237,9 +238,10 @@ class Memo(dict):
         self.left = budget
 
     def keep(self, key: Any, value: Sequence[Any]) -> None:
-        if len(value) <= self.left:
+        cost = max(1, len(value))  # an empty list still takes an entry
+        if cost <= self.left:
             self[key] = value
-            self.left -= max(1, len(value))
+            self.left -= cost
 
 
 class ByteTable:
