@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm import Choice, Message, candidate_scorer
+from ..llm import EMPTY_COMPLETION, Choice, Message, candidate_scorer
 from ..records import LLMCall
 from ..registry import Registry
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
@@ -101,7 +101,7 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
     """HiAgent's head: the model writes freely up to its `Action:` label; returns `Action:`, after a
     `Subgoal: <text>` line when what it wrote states a subgoal, and the record of that call."""
     completion = llm.chat(messages, max_tokens=max_tokens, stop=HEAD_STOP, temperature=0.0)
-    if completion.error == "empty completion" and completion.finish_reason == "stop":
+    if completion.error == EMPTY_COMPLETION and completion.finish_reason == "stop":
         # the model wrote `Action:` at once: no new subgoal this step, a head's ordinary answer
         completion = dataclasses.replace(completion, error=None)
     subgoal = None if completion.error else parse_reply(completion.text).subgoal

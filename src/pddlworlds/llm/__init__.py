@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .base import (
     DECODINGS,
+    EMPTY_COMPLETION,
     LLM,
     SERVICE_ERROR_KINDS,
     CandidateScorer,
@@ -50,6 +51,7 @@ __all__ = [
     "DECODINGS",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
+    "EMPTY_COMPLETION",
     "LLM",
     "NO_ADAPTER",
     "NO_MODEL",

@@ -17,6 +17,7 @@ from ..printable import printable, valid_text
 
 __all__ = [
     "DECODINGS",
+    "EMPTY_COMPLETION",
     "LLM",
     "SERVICE_ERROR_KINDS",
     "CandidateScorer",
@@ -34,6 +35,10 @@ __all__ = [
 #: valid action (and each meta-action the prompt offers) picks one; a declared setting of its own, never
 #: comparable with published numbers.
 DECODINGS = ("free", "admissible")
+
+#: `Completion.error` of a reply with nothing but white space in it (a stop sequence written first
+#: included: `finish_reason` then says "stop").
+EMPTY_COMPLETION = "empty completion"
 
 
 @dataclass(frozen=True)

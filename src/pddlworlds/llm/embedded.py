@@ -19,7 +19,7 @@ import numpy as np
 from ..files import file_sha256
 from ..host import default_threads
 from .adapter_check import check_adapter
-from .base import Choice, Completion, Message
+from .base import EMPTY_COMPLETION, Choice, Completion, Message
 from .cancelling import abortable
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
 from .model_files import DEFAULT_MODEL_ID, INSTALL_HINT, SHIPPED_ADAPTER, default_model_path, resolve_adapter
@@ -313,7 +313,7 @@ class EmbeddedLLM:
         ended = {"finish_reason": result["choices"][0].get("finish_reason")}
         if not text.strip():
             return Completion(
-                "", len(tokens), completion_tokens, end - start, error="empty completion", raw=text, **timing, **ended
+                "", len(tokens), completion_tokens, end - start, error=EMPTY_COMPLETION, raw=text, **timing, **ended
             )
         return Completion(text, len(tokens), completion_tokens, end - start, **timing, **ended)
 

@@ -179,9 +179,6 @@ def normalise_problem(
     return write_sexpr(define), changes
 
 
-
-
-
 def _refuse_forms(expr, unsupported: dict[str, str], where: str, path: Path) -> None:
     for item in expr:
         if isinstance(item, list):
@@ -274,8 +271,9 @@ def _check_effects_present(define: list, path: Path) -> None:
 
 
 def check_problem_structure(text: str, path: str | Path = "<problem>") -> None:
-    """Refuse a problem without a goal (no `(:goal ...)`, or `(:goal)` with nothing in it); and, by name, a goal or a section outside classical planning (preferences, a numeric goal,
-    `:constraints`, a metric other than total cost)."""
+    """Refuse a problem without a goal (no `(:goal ...)`, or `(:goal)` with nothing in it), a domain file
+    given as the problem, and, by name, a goal or a section outside classical planning (preferences, a
+    numeric goal, `:constraints`, a metric other than total cost)."""
     path = Path(path)
     define = read_sexpr(text, path)
     goals = [s for s in define if section_name(s) == ":goal"]
