@@ -686,6 +686,22 @@ def test_model_call_costs_pool_a_groups_calls_and_the_report_shows_them(tmp_path
     assert "| **overall** | STANDARD | 1 | 1.00 | 0.00 | 1.00 | 0.50 | 0.50 | 60.0 | 105 | 45 |" in text
 
 
+def test_without_a_cache_a_pick_after_hiagents_subgoal_line_is_the_rest_of_one_call() -> None:
+    """In a choosing setting HiAgent writes its subgoal line (a head call), then the action is scored after
+    it: the paper's one reply. Without a cache the pick's prompt counts only past the head's prompt and reply;
+    a pick with no head before it in its step, and the cached figure, count as every call does."""
+    from pddlworlds.reports.call_costs import call_costs
+
+    head = LLMCall("head", 500, 12, 0.1, "Subgoal: x\nAction:", cached_tokens=35)
+    pick = LLMCall("action", 512, 27, 0.1, "x", cached_tokens=511, candidates=6)
+    alone = LLMCall("action", 600, 20, 0.1, "y", cached_tokens=590, candidates=4)
+    hi = episode("hiagent", "p1", False, 0.0, [step(1, True, 0.0, 100, [head, pick]), step(2, True, 0.0, 100, [alone])],
+                 None, 2.0)
+    c = call_costs([hi])[("blocksworld", "hiagent")]
+    assert c.evaluated_tokens == (500 + 12) + 27 + (600 + 20)
+    assert c.evaluated_with_cache == (512 - 35) + (539 - 511) + (620 - 590)
+
+
 def test_model_call_costs_say_unknown_rather_than_add_up_part_of_a_group() -> None:
     from pddlworlds.reports.call_costs import call_costs, call_costs_section
 

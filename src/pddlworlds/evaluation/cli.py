@@ -246,7 +246,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument(
         "--lora", default=None, metavar="ADAPTER.gguf|none",
         help="a llama.cpp LoRA adapter for the embedded model (made by `pddlworlds train`); default: the "
-        "adapter shipped in models/ on the default model; 'none': the plain base model",
+        "adapter shipped in models/ for the setting played, on the default model; 'none': the plain base model",
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server for --llm openai:MODEL")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored")
@@ -316,7 +316,8 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument(
         "--setting", metavar="NAME",
-        help="what the LLM agents play in: free (default: the model writes its actions, each domain's default "
+        help="what the LLM agents play in (default: state-choice for the embedded model with its shipped "
+        "adapter in the default profile, free otherwise): free (the model writes its actions, each domain's default "
         "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
         "full state after every action; it picks among the legal actions by a length-normalised score), "
         "state-choice-compact (the same game, each call written as facts: goal, state, candidates and the "

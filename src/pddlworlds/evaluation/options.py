@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_AGENTS",
     "DEFAULT_LIMIT",
+    "EMBEDDED_SETTING",
     "MAX_EPISODES",
     "TRIAL_MEMORIES",
     "build_plan",
+    "embedded_default",
     "names_list",
     "parse_seeds",
     "resolve_setting",
@@ -34,6 +36,11 @@ __all__ = [
 
 
 DEFAULT_AGENTS = "hiagent,standard"
+
+#: The setting the embedded model plays with its shipped adapter when `--setting` is not given: of the pairs
+#: measured on the 60 public problems, state-choice with the adapter trained in it (sc1) reaches more of the
+#: goals than free decoding with v1 (docs/results.md). Any other model or adapter plays `free` by default.
+EMBEDDED_SETTING = "state-choice"
 
 #: The most episodes one run may plan: each is an object in memory before any plays.
 MAX_EPISODES = 1_000_000
@@ -126,7 +133,18 @@ def build_plan(args: argparse.Namespace) -> Any:
         agents = agent_names()
     if not agents:
         raise ValueError("--agents is empty")
-    setting, choice_score, observation_mode = resolve_setting(args)
+    backend = parse_llm(
+        args.llm,
+        args.base_url,
+        args.api_key,
+        request_timeout=getattr(args, "request_timeout", None),
+        call_deadline=getattr(args, "call_deadline", None),
+    )
+    takes_lora = backend.backend is not None and backend.backend.takes_lora
+    lora_option = getattr(args, "lora", None) or SHIPPED_ADAPTER
+    shipped_pair = takes_lora and backend.backend.scores_candidates and backend.model is None
+    default = embedded_default(args, agents) if shipped_pair and lora_option == SHIPPED_ADAPTER else None
+    setting, choice_score, observation_mode = resolve_setting(args, default)
     uses_model = [resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score)[1] for agent in agents]
     if setting != "free" and not any(uses_model):
         raise ValueError(
@@ -169,19 +187,11 @@ def build_plan(args: argparse.Namespace) -> Any:
         )
     wanted = list(dict.fromkeys(wanted))
 
-    backend = parse_llm(
-        args.llm,
-        args.base_url,
-        args.api_key,
-        request_timeout=getattr(args, "request_timeout", None),
-        call_deadline=getattr(args, "call_deadline", None),
-    )
-    takes_lora = backend.backend is not None and backend.backend.takes_lora
     if getattr(args, "lora", None) and not takes_lora:
         raise ValueError(f"--lora needs a model backend that takes an adapter, not --llm {args.llm}")
     if takes_lora and any(resolve_agent(agent, prompt_file)[1] for agent in agents):
         try:  # the one place the option becomes a file (None: no adapter)
-            adapter = resolve_adapter(getattr(args, "lora", None) or SHIPPED_ADAPTER, backend.model)
+            adapter = resolve_adapter(lora_option, backend.model, setting)
         except FileNotFoundError as exc:
             raise ValueError(f"--lora: {exc}") from None
         backend = dataclasses.replace(backend, lora=None if adapter is None else str(adapter))
@@ -231,9 +241,29 @@ def build_plan(args: argparse.Namespace) -> Any:
     )
 
 
-def resolve_setting(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+def embedded_default(args: argparse.Namespace, agents: list[str]) -> str | None:
+    """`EMBEDDED_SETTING` for a run of the embedded model with its shipped adapter that names no setting,
+    where everything else it asks for plays it: the default profile, no `--prompt-file` or
+    `--observation-mode`, and an agent that uses the model and takes the setting. None (free) otherwise, so
+    the AgentBoard profile, its prompt file and agents of your own keep playing as published."""
+    from .spec import resolve_agent
+
+    given = ("setting", "decoding", "prompt_file", "observation_mode")
+    if any(getattr(args, name, None) for name in given):
+        return None
+    if (getattr(args, "profile", None) or DEFAULT_PROFILE) != DEFAULT_PROFILE:
+        return None
+    try:
+        uses_model = [resolve_agent(agent, None, EMBEDDED_SETTING)[1] for agent in agents]
+    except ValueError:  # an agent that cannot play it (one of your own): the run stays free
+        return None
+    return EMBEDDED_SETTING if any(uses_model) else None
+
+
+def resolve_setting(args: argparse.Namespace, default: str | None = None) -> tuple[str, str | None, str | None]:
     """(setting, ranking rule other than the setting's, observation mode) from `--setting`, the older
-    `--decoding`, `--choice-score` and `--observation-mode`; contradictions are refused here."""
+    `--decoding`, `--choice-score` and `--observation-mode`, else `default` (None: `DEFAULT_SETTING`);
+    contradictions are refused here."""
     from ..agents.admissible import CHOICE_SCORES
     from ..agents.settings import DEFAULT_SETTING, get_setting
 
@@ -241,7 +271,7 @@ def resolve_setting(args: argparse.Namespace) -> tuple[str, str | None, str | No
     decoding = getattr(args, "decoding", None)
     if setting_name is not None and decoding is not None and decoding != setting_name:
         raise ValueError(f"--decoding {decoding} contradicts --setting {setting_name}; give only --setting")
-    setting = get_setting(setting_name or decoding or DEFAULT_SETTING)
+    setting = get_setting(setting_name or decoding or default or DEFAULT_SETTING)
     choice_score = getattr(args, "choice_score", None)
     if choice_score is not None:
         CHOICE_SCORES[choice_score]  # an unknown rule fails here, listing the rules

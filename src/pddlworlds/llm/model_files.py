@@ -15,6 +15,7 @@ __all__ = [
     "INSTALL_HINT",
     "NO_ADAPTER",
     "SHIPPED_ADAPTER",
+    "SHIPPED_ADAPTERS",
     "default_model_path",
     "resolve_adapter",
     "shipped_adapter_path",
@@ -24,36 +25,47 @@ INSTALL_HINT = "pip install 'pddlworlds[llm]'"
 DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 """The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
 
-#: The LoRA adapter shipped in `models/` (trained by `pddlworlds train` on the default model; its card
-#: beside it says how, on what, and how well it plays).
-DEFAULT_ADAPTER = "gemma-3-270m-pddlworlds-lora-v1.gguf"
-#: The option that names the shipped adapter (`--lora`'s default, and `EmbeddedLLM`'s): the shipped adapter on
-#: the default model, no adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the plain base model.
-#: `resolve_adapter` turns an option into a file once, where it enters; below that, None means no adapter.
+#: The LoRA adapters shipped in `models/`, by the setting (`agents.SETTINGS` name) each was trained to play
+#: (trained by `pddlworlds train` on the default model; the card beside each says how, on what, and how well it
+#: plays). v1 writes its actions (free decoding; admissible ranks the replies it would write); sc1 picks among
+#: the legal actions of a state shown whole. No adapter trained in the compact form ships: sc1 plays it.
+SHIPPED_ADAPTERS: dict[str, str] = {
+    "free": "gemma-3-270m-pddlworlds-lora-v1.gguf",
+    "admissible": "gemma-3-270m-pddlworlds-lora-v1.gguf",
+    "state-choice": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
+    "state-choice-compact": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
+}
+#: The adapter `EmbeddedLLM()` loads when nothing says which setting it plays: the free setting's.
+DEFAULT_ADAPTER = SHIPPED_ADAPTERS["free"]
+#: The option that names the shipped adapter (`--lora`'s default, and `EmbeddedLLM`'s): the shipped adapter of
+#: the setting played, on the default model; no adapter on any other GGUF. `NO_ADAPTER` (`--lora none`) is the
+#: plain base model. `resolve_adapter` turns an option into a file once, where it enters; below that, None
+#: means no adapter.
 SHIPPED_ADAPTER = "shipped"
 NO_ADAPTER = "none"
 
 
-def shipped_adapter_path() -> Path:
-    """The shipped adapter file (`models/` in a checkout, `pddlworlds/models/` when installed)."""
+def shipped_adapter_path(setting: str = "free") -> Path:
+    """The adapter shipped for `setting` (`models/` in a checkout, `pddlworlds/models/` when installed);
+    a setting with none of its own (one registered later) gets the free setting's."""
     from ..worlds.catalogue import data_dir  # here, so this module alone still loads in bare benchmark venvs
 
-    path = data_dir("models") / DEFAULT_ADAPTER
+    path = data_dir("models") / SHIPPED_ADAPTERS.get(setting, DEFAULT_ADAPTER)
     if not path.is_file():
         raise FileNotFoundError(f"the shipped adapter is missing: {path}; use lora_path=None for the base model")
     return path
 
 
 def resolve_adapter(
-    option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None
+    option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None, setting: str = "free"
 ) -> Path | None:
-    """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the shipped file
-    on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are none;
-    anything else is a file, which must exist (`FileNotFoundError`)."""
+    """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the file shipped for
+    `setting` on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are
+    none; anything else is a file, which must exist (`FileNotFoundError`)."""
     if option is None or option == NO_ADAPTER:
         return None
     if option == SHIPPED_ADAPTER:
-        return shipped_adapter_path() if model_path is None else None
+        return shipped_adapter_path(setting) if model_path is None else None
     path = Path(option).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"LoRA adapter file not found: {path}")

@@ -17,11 +17,13 @@ from ..scoring.metrics import Recordish, as_record
 from .paper import agent_label
 from .report_tables import cell, domain_label, md_table
 
-__all__ = ["ACTION_PURPOSES", "CallCosts", "call_costs", "call_costs_section"]
+__all__ = ["ACTION_PURPOSES", "HEAD_PURPOSE", "CallCosts", "call_costs", "call_costs_section"]
 
 #: The calls that write the agent's next move (a retrieval is HiAgent's action call answered in memory);
 #: the cached share is theirs, as summary calls start from another prompt.
 ACTION_PURPOSES = ("action", "retrieve")
+#: HiAgent's free-written subgoal line in a choosing setting; the scored pick after it continues it.
+HEAD_PURPOSE = "head"
 
 
 @dataclass
@@ -40,7 +42,10 @@ class CallCosts:
     action_cached_tokens: int | None = 0
     #: tokens the model evaluated over every call: each prompt whole plus what it wrote or scored (the
     #: paper's condition, no cache), and with the cached part of each prompt left out (None: a call of the
-    #: group does not say what its backend took from the cache)
+    #: group does not say what its backend took from the cache). A scored pick that continues its step's
+    #: head (HiAgent in a choosing setting: the subgoal line written, then the action scored after it) is the
+    #: rest of one call, as the paper's HiAgent writes subgoal and action in one reply: without a cache only
+    #: what its prompt adds to the head's prompt and reply counts
     evaluated_tokens: int = 0
     evaluated_with_cache: int | None = 0
 
@@ -50,13 +55,16 @@ class CallCosts:
         self.steps += len(r.trajectory)
         self.run_time_s += float(r.run_time_s)
         for step in r.trajectory:
+            head = None
             for call in step.calls:
                 self.calls += 1
                 self.summary_calls += call.purpose == "summary"
                 self.prompt_eval_s = _plus(self.prompt_eval_s, call.prompt_eval_s)
                 self.generation_s = _plus(self.generation_s, call.generation_s)
                 written = call.prompt_tokens + call.completion_tokens
-                self.evaluated_tokens += written
+                continues = head.prompt_tokens + head.completion_tokens if head is not None else 0
+                self.evaluated_tokens += written - min(continues, call.prompt_tokens)
+                head = call if call.purpose == HEAD_PURPOSE else None
                 cached = None if call.cached_tokens is None else written - call.cached_tokens
                 self.evaluated_with_cache = _plus(self.evaluated_with_cache, cached)
                 if call.purpose in ACTION_PURPOSES:
@@ -123,7 +131,8 @@ def call_costs_section(records: Sequence[Recordish], agents: Sequence[str], doma
         "generated token) and generation, pooled over the group's episodes. Cache: the share of the action "
         "and retrieval calls' prompt tokens the backend reused from an earlier prompt (– when it does not "
         "say). Tokens evaluated: every call's prompt and what it wrote or scored, per step; without a cache "
-        "each prompt is evaluated whole (the condition of HiAgent's paper), with one the part the backend "
+        "each prompt is evaluated whole (the condition of HiAgent's paper; a pick scored after HiAgent's "
+        "subgoal line counts as the rest of that call, the paper's one reply), with one the part the backend "
         "kept from the call before is not. Times depend on the machine's load and on --workers."
     )
     return ["## Model calls: where the time goes", "", note, "", md_table(header, rows), ""]
