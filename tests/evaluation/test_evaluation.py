@@ -255,6 +255,19 @@ def test_run_stores_and_resumes(tmp_path: Path) -> None:
     assert all(line["steps"] <= 8 for line in stored)
 
 
+def test_a_run_stored_in_the_free_setting_says_which_option_resumes_it(tmp_path: Path) -> None:
+    """The embedded model's default setting changed (free, then state-choice); a run stored in free keeps no
+    setting, so the refusal to resume it under another says to add `--setting free`."""
+    from pddlworlds.evaluation.configuration import config_differences
+
+    stored = {"max_steps": 30, "agents": {"standard": {"example": False}}}
+    now = {"max_steps": 30, "setting": "state-choice", "agents": {"standard": {"example": False, "setting": "state-choice"}}}
+    message = str(ConfigMismatchError(tmp_path, config_differences(stored, now)))
+    assert 'setting (stored (absent), now "state-choice")' in message and message.endswith("add --setting free.")
+    other = str(ConfigMismatchError(tmp_path, config_differences({"max_steps": 8}, {"max_steps": 9})))
+    assert "--setting free" not in other
+
+
 def test_torn_last_line_is_dropped(tmp_path: Path) -> None:
     plan = small_plan()
     run_evaluation(plan, tmp_path, progress=False)
