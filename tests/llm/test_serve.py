@@ -135,9 +135,11 @@ def test_same_greedy_replies_and_token_counts() -> None:
 
 
 def test_eval_through_the_server_matches_in_process(tmp_path: Path) -> None:
+    """The same episode in process and through `pddlworlds serve`, in the free setting (a served model writes
+    its actions; the embedded model plays state-choice unless told)."""
     port = free_port()
     with served(port, ready=False) as server:  # it loads its model while the embedded eval plays
-        local = eval_cli(tmp_path / "local", ["--llm", "embedded"])
+        local = eval_cli(tmp_path / "local", ["--llm", "embedded", "--setting", "free"])
         assert local.returncode == 0, local.stderr
         wait_until_served(server, port, ())
         remote = eval_cli(tmp_path / "served", ["--llm", f"openai:{NAME}", "--base-url", f"http://127.0.0.1:{port}/v1"])
