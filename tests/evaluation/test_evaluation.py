@@ -258,13 +258,16 @@ def test_run_stores_and_resumes(tmp_path: Path) -> None:
 def test_a_run_stored_in_the_free_setting_says_which_option_resumes_it(tmp_path: Path) -> None:
     """The embedded model's default setting changed (free, then state-choice); a run stored in free keeps no
     setting, so the refusal to resume it under another says to add `--setting free`."""
-    from pddlworlds.evaluation.configuration import config_differences
+    from pddlworlds.evaluation.configuration import config_differences, resume_hint
+
+    def refusal(stored: dict, now: dict) -> str:
+        return str(ConfigMismatchError(tmp_path, config_differences(stored, now), resume_hint(stored, now)))
 
     stored = {"max_steps": 30, "agents": {"standard": {"example": False}}}
     now = {"max_steps": 30, "setting": "state-choice", "agents": {"standard": {"example": False, "setting": "state-choice"}}}
-    message = str(ConfigMismatchError(tmp_path, config_differences(stored, now)))
+    message = refusal(stored, now)
     assert 'setting (stored (absent), now "state-choice")' in message and message.endswith("add --setting free.")
-    other = str(ConfigMismatchError(tmp_path, config_differences({"max_steps": 8}, {"max_steps": 9})))
+    other = refusal({"max_steps": 8}, {"max_steps": 9})
     assert "--setting free" not in other
 
 

@@ -12,7 +12,7 @@ from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "config_differences"]
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "resume_hint"]
 
 
 CONFIG_FORMAT = 1
@@ -103,3 +103,12 @@ def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]
         if va != vb:
             out.append(f"{key} (stored {_show(va)}, now {_show(vb)})")
     return out
+
+
+def resume_hint(stored: dict[str, Any], new: dict[str, Any]) -> str:
+    """What to add to resume a stored run that the new options would play otherwise, or "": a run played in
+    the free setting stores no setting (`build_config`), and the embedded model's default was free until
+    2026-11-27, so such a run resumed under another setting is told which option brings it back."""
+    if "setting" not in stored and "setting" in new:
+        return "A run stored without a setting was played in the free one: add --setting free."
+    return ""

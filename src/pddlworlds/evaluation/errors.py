@@ -18,16 +18,12 @@ class RunStopped(EvaluationError):
 class ConfigMismatchError(EvaluationError):
     """The output folder holds a run with a different configuration."""
 
-    def __init__(self, out: Path, differences: list[str]):
+    def __init__(self, out: Path, differences: list[str], hint: str = ""):
         self.differences = differences
         keys = ", ".join(d.split(" ", 1)[0] for d in differences)
         detail = "\n  ".join(differences)
-        # a run stored in the free setting (which is not written down) and resumed under another setting:
-        # the embedded model's default was free until 2026-11-27, so say which option brings it back
-        free = any(d.startswith("setting (stored (absent)") for d in differences)
-        hint = " A run stored without a setting was played in the free one: add --setting free." if free else ""
         super().__init__(
             f"refusing to resume {out}: it holds a run with a different configuration "
             f"(differing keys: {keys}).\n  {detail}\n"
-            f"Repeat the original options to resume it, or choose another --out.{hint}"
+            f"Repeat the original options to resume it, or choose another --out.{' ' + hint if hint else ''}"
         )

@@ -25,7 +25,7 @@ from ..host import default_threads
 from ..llm import NO_MODEL, BackendSpec, LLMUnavailableError
 from ..planning.baselines import BASELINE_TIMEOUT, BASELINES_FILE, ensure_baselines, fill_optimal
 from ..printable import printable
-from .configuration import build_config, config_differences
+from .configuration import build_config, config_differences, resume_hint
 from .episode import quiet_warnings, remember_llm
 from .errors import ConfigMismatchError, EvaluationError, RunStopped
 from .executors import EXECUTORS, import_ray, play_pool, play_ray, play_serial
@@ -172,7 +172,7 @@ def run_evaluation(
         if stored is not None:
             differences = config_differences(stored, config)
             if differences:
-                raise ConfigMismatchError(store.out, differences)
+                raise ConfigMismatchError(store.out, differences, resume_hint(stored, config))
             config = stored
         else:
             if store.episodes_path.exists() and store.episodes_path.stat().st_size:
