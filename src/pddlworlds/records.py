@@ -16,6 +16,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 __all__ = [
+    "HEAD_PURPOSE",
     "MAX_DEPTH",
     "MAX_EXACT_INT",
     "RUN_KEYS",
@@ -34,11 +35,16 @@ MAX_DEPTH = 64
 MAX_EXACT_INT = 2**53 - 1
 
 
+#: `LLMCall.purpose` of HiAgent's free-written subgoal line in a choosing setting; the scored pick that
+#: follows it in the step continues it (the paper's one reply: subgoal, then action).
+HEAD_PURPOSE = "head"
+
+
 @dataclass
 class LLMCall:
     """One model call made during a step (the action call, a summary call, ...)."""
 
-    purpose: str  # "action" | "summary" | "retrieve" ...
+    purpose: str  # "action" | "summary" | "retrieve" | HEAD_PURPOSE ...
     prompt_tokens: int
     completion_tokens: int
     latency_s: float

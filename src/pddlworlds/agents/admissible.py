@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..llm import EMPTY_COMPLETION, Choice, Message, candidate_scorer
-from ..records import LLMCall
+from ..records import HEAD_PURPOSE, LLMCall
 from ..registry import Registry
 from ..unsolvable.claim import IMPOSSIBLE_ACTION
 from . import prompts
@@ -107,7 +107,7 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
     subgoal = None if completion.error else parse_reply(completion.text).subgoal
     head = f"Subgoal: {subgoal}\nAction:" if subgoal else "Action:"
     call = LLMCall(
-        purpose="head",
+        purpose=HEAD_PURPOSE,
         prompt_tokens=int(completion.prompt_tokens),
         completion_tokens=int(completion.completion_tokens),
         latency_s=float(completion.latency_s),

@@ -13,17 +13,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..records import HEAD_PURPOSE
 from ..scoring.metrics import Recordish, as_record
 from .paper import agent_label
 from .report_tables import cell, domain_label, md_table
 
-__all__ = ["ACTION_PURPOSES", "HEAD_PURPOSE", "CallCosts", "call_costs", "call_costs_section"]
+__all__ = ["ACTION_PURPOSES", "CallCosts", "call_costs", "call_costs_section"]
 
 #: The calls that write the agent's next move (a retrieval is HiAgent's action call answered in memory);
 #: the cached share is theirs, as summary calls start from another prompt.
 ACTION_PURPOSES = ("action", "retrieve")
-#: HiAgent's free-written subgoal line in a choosing setting; the scored pick after it continues it.
-HEAD_PURPOSE = "head"
 
 
 @dataclass
