@@ -9,8 +9,16 @@ import pytest
 from pddlworlds.files import file_sha256
 from pddlworlds.llm import SHIPPED_ADAPTERS, shipped_adapter_path
 
-#: One setting per shipped file: the first that names it.
-SETTINGS = sorted({name: setting for setting, name in reversed(list(SHIPPED_ADAPTERS.items()))}.values())
+
+def _one_setting_per_file() -> list[str]:
+    """The first setting that names each shipped file (a file shipped for two settings is checked once)."""
+    first: dict[str, str] = {}
+    for setting, name in SHIPPED_ADAPTERS.items():
+        first.setdefault(name, setting)
+    return sorted(first.values())
+
+
+SETTINGS = _one_setting_per_file()
 
 
 def _card_text(setting: str) -> str:
