@@ -8,6 +8,13 @@ their start (`stack b1 on`) are evaluated once: the next one drops from the cach
 the shared prefix. A continuation's last token is scored but never evaluated (no later token needs its
 logits). On return the cache holds the prompt again, so the next call (scoring or generating) reuses it.
 
+Why one candidate after another and not all in one decode, each in a sequence of its own (llama.cpp's
+`n_seq_max` with a unified KV cache, the prompt copied to every sequence): tried on 2026-11-28 with
+llama-cpp-python 0.3.36, Gemma 3 270M and the sc1 adapter, it is not exact. Two identical candidates
+decoded side by side got different log-probabilities (-1.234 and -1.210 against -1.215 alone), and seven
+candidates of a Blocksworld prompt differed from one-at-a-time scoring by up to 0.32 (the trie here: 0.0002),
+enough to change a pick; llama.cpp issue 24962 reports the same on other models.
+
 The model is a `llama_cpp.Llama`; besides its public methods this uses llama.cpp's C API through
 llama-cpp-python (`llama_decode` with a batch of our own, `llama_batch`, so that each candidate token gets
 its logits, which a model loaded without `logits_all` does not keep). Callers hold the model's lock.
