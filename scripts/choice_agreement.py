@@ -110,7 +110,8 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
                 if line.strip()]
     rows = [r for r in rows if any(r.get("candidates") or [])]
     if not rows:
-        raise ValueError(f"{source}: no episode recorded its candidates (a run of a setting that chooses)")
+        raise ValueError(f"{source}: no episode recorded every candidate's log-probability (a run of a setting "
+                         "that chooses, with eval --score-all-candidates)")
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     with tempfile.TemporaryDirectory() as tmp:
         problems = {(p.domain, p.name): p.path for p in held_out_problems(
@@ -125,12 +126,15 @@ def analyse(figures_path: Path, held_out_set: str | None = None) -> dict[str, di
             expert = StateExpert(world, Path(d.domain_file), path, d.text_file, timeout=60)
             index = {world.action_text(i): i for i in range(len(world.task.actions))}
             for action, candidates in zip(row["actions"], row["candidates"]):
+                if not candidates:  # written, or its choice stopped at the pick (bounds): nothing to replay
+                    env.step(action)
+                    continue
                 state = env.unwrapped.state
                 here = _distance(expert, state)
                 for key in (f"{row['agent']}/{row['domain']}", f"{row['agent']}/all"):
                     counts[key]["steps"] += 1
                 for rule, score in CHOICE_SCORES.items():
-                    if not candidates or here is None:
+                    if here is None:
                         continue
                     pick = max(range(len(candidates)),
                                key=lambda i: (score(candidates[i][1], candidates[i][2], f" {candidates[i][0]}\n"), -i))

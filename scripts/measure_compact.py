@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pddlworlds.agents import make_agent
-from pddlworlds.llm import Choice, Completion, Message
+from pddlworlds.llm import Choice, ChoiceRank, Completion, Message
 from pddlworlds.llm.kv_cache import common_prefix
 from pddlworlds.llm.prompt_formats import plain_pieces
 from pddlworlds.llm.tokenising import tokenize_pieces
@@ -84,9 +84,10 @@ class Recorder:
         self.calls.append(Call(kind, tuple(messages), reply=completion.text, stop=tuple(stop)))
         return completion
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "",
+               rank: ChoiceRank | None = None) -> Choice:
         self.calls.append(Call("pick", tuple(messages), prefix, tuple(continuations)))
-        return self.inner.choose(messages, continuations, prefix)
+        return self.inner.choose(messages, continuations, prefix, rank)
 
 
 def largest_public(domain: str) -> Path:

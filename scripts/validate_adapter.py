@@ -153,6 +153,7 @@ def _plan(args: argparse.Namespace, lora: str | None, root: Path, split: str,
         seeds="0", max_steps=args.max_steps, setting=args.setting, decoding=None, choice_score=args.choice_score,
         observation_mode=None, prompt_file=None, profile=None, allow_impossible=False, llm="embedded",
         base_url=None, api_key=None, lora="none" if lora is None else lora,
+        score_all_candidates=args.score_all_candidates,
     )
     plan = build_plan(options)
     if args.workers == 1 and plan.backend.kind != "none":  # more workers share the cores (the runner's rule)
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", default="free", help="the agents' setting: free (default), admissible, state-choice")
     parser.add_argument("--choice-score", default=None,
                         help="a ranking rule other than the setting's (sum, token-mean, word-mean)")
+    parser.add_argument("--score-all-candidates", action="store_true",
+                        help="score every candidate whole (for scripts/choice_agreement.py), as eval's option")
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1,
                         help="llama.cpp threads of the one worker (with more workers, each gets its share of the cores)")

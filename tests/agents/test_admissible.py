@@ -35,6 +35,7 @@ class PlanScorer:
         self.chats: list[tuple[list[Message], tuple[str, ...]]] = []
         self.choices: list[list[str]] = []
         self.prefixes: list[str] = []
+        self.ranks: list = []
         self.model_id = "plan-scorer"
 
     def describe(self) -> dict[str, str]:
@@ -47,14 +48,18 @@ class PlanScorer:
         self.chats.append((list(messages), tuple(stop)))
         return Completion(self.head, 10, 4, 0.0)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank=None) -> Choice:
         self.choices.append(list(continuations))
         self.prefixes.append(prefix)
+        self.ranks.append(rank)
         wanted = next((i for i, c in enumerate(continuations) if self.plan and c.endswith(f" {self.plan[0]}\n")), 0)
         if self.plan and continuations[wanted].endswith(f" {self.plan[0]}\n"):
             self.plan.pop(0)
         scores = tuple(0.0 if i == wanted else -5.0 for i in range(len(continuations)))
-        return Choice(wanted, scores, 10, 3 * len(continuations), 0.0, tuple(len(c.split()) for c in continuations))
+        # given the rule, a backend may stop at the pick: here every other candidate is left at a bound
+        exact = () if rank is None else tuple(i == wanted for i in range(len(continuations)))
+        return Choice(wanted, scores, 10, 3 * len(continuations), 0.0, tuple(len(c.split()) for c in continuations),
+                      exact=exact)
 
 
 def blocksworld(max_steps: int = 12) -> gym.Env:
@@ -80,6 +85,28 @@ def test_standard_chooses_among_the_valid_actions_and_the_offered_meta_actions()
     assert call.raw_output == " unstack b2 from b3"
     assert agent.flags()["setting"] == "admissible"
     assert "setting" not in StandardAgent(llm).flags()  # free runs keep their configuration as it was
+
+
+def test_the_backend_is_given_the_rule_unless_every_candidate_is_to_be_scored() -> None:
+    """The pick is all an agent needs, so the backend gets the rule and may stop scoring once the pick is
+    decided; the record marks the log-probabilities it left at bounds. `score_all` asks for every sum (the
+    record then replays under another rule) and is recorded in the agent's flags."""
+    from pddlworlds.agents.admissible import CHOICE_SCORES
+
+    llm = PlanScorer()
+    record = StandardAgent(llm, setting="state-choice").run(blocksworld(), options={"problem": PROBLEM})
+    assert llm.ranks and all(rank is CHOICE_SCORES["token-mean"] for rank in llm.ranks)  # the setting's rule
+    scored = record.trajectory[1].calls[0].candidate_scores
+    assert [c.get("exact", True) for c in scored] == [c["action"] == record.trajectory[1].action for c in scored]
+    assert sum(c.get("exact", True) for c in scored) == 1 and len(scored) > 1
+    llm = PlanScorer()
+    agent = StandardAgent(llm, setting="state-choice", score_all=True)
+    record = agent.run(blocksworld(), options={"problem": PROBLEM})
+    assert llm.ranks and all(rank is None for rank in llm.ranks)
+    assert all("exact" not in c for step in record.trajectory for c in step.calls[0].candidate_scores)
+    assert agent.flags()["score_all"] is True and "score_all" not in StandardAgent(llm, setting="state-choice").flags()
+    with pytest.raises(ValueError, match="does not choose"):
+        StandardAgent(llm, score_all=True)
 
 
 def test_hiagent_writes_its_subgoal_line_then_scores_the_actions_after_it() -> None:
@@ -146,6 +173,7 @@ def test_the_cli_refuses_the_setting_where_it_cannot_apply(tmp_path: Path) -> No
     assert cli.main([*base, "--setting", "state-choice", "--observation-mode", "changes"]) != 0
     assert cli.main([*base, "--setting", "free", "--choice-score", "token-mean"]) != 0
     assert cli.main([*base, "--setting", "state-choice", "--choice-score", "longest"]) != 0
+    assert cli.main([*base, "--setting", "free", "--score-all-candidates"]) != 0
     assert not (tmp_path / "r" / "config.json").exists()  # refused before anything ran
     with pytest.raises(EvaluationError, match="applies to the built-in LLM agents"):
         resolve_agent("mypackage.agents:make", None, "admissible")
@@ -175,12 +203,18 @@ def test_the_setting_is_recorded_in_the_configuration_and_shown_in_the_report(
     assert cli.main([*argv, "--max-steps", "3", "--decoding", "admissible", "--out", str(out), "--no-progress"]) == 0
     config = json.loads((out / "config.json").read_text())
     assert config["setting"] == "admissible" and config["agents"]["standard"]["setting"] == "admissible"
+    assert "score_all_candidates" not in config
     report = (out / "report.md").read_text()
     assert "- setting: **admissible**" in report and "not comparable with published numbers" in report
     line = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert all(call["candidates"] for step in line["trajectory"] for call in step["calls"])
     # resuming the same folder in the other setting is a different run
     assert cli.main([*argv, "--max-steps", "3", "--out", str(out), "--no-progress"]) != 0
+    every = tmp_path / "every"
+    assert cli.main([*argv, "--max-steps", "3", "--decoding", "admissible", "--score-all-candidates", "--out",
+                     str(every), "--no-progress"]) == 0
+    config = json.loads((every / "config.json").read_text())
+    assert config["score_all_candidates"] is True and config["agents"]["standard"]["score_all"] is True
 
 
 def test_free_decoding_keeps_the_configuration_and_says_so_in_the_report(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ class WordScorer:
             return Completion("Met: yes\nSummary: done", 10, 4, 0.0)
         return Completion(self.head, 10, 4, 0.0)
 
-    def choose(self, messages, continuations, prefix: str = "") -> Choice:
+    def choose(self, messages, continuations, prefix: str = "", rank=None) -> Choice:
         lengths = tuple(len(c.split()) for c in continuations)
         logprobs = tuple(-float(n) for n in lengths)
         return Choice(max(range(len(lengths)), key=lambda i: logprobs[i]), logprobs, 10, sum(lengths), 0.0, lengths)

@@ -47,7 +47,7 @@ class WordScorer:
         head = self.heads[0] if len(self.heads) == 1 else self.heads.pop(0)
         return Completion(head, 10, 4, 0.0)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank=None) -> Choice:
         self.requests.append((list(messages), list(continuations), prefix))
         lengths = tuple(len(c.split()) for c in continuations)
         logprobs = tuple(-(0.5 if self.liked and self.liked in c else 1.0) * n for c, n in zip(continuations, lengths))

@@ -54,9 +54,22 @@ def test_a_run_without_candidates_is_refused(tmp_path) -> None:
     try:
         load_script().analyse(run)
     except ValueError as exc:
-        assert "no episode recorded its candidates" in str(exc) and str(run) in str(exc)
+        assert "no episode recorded every candidate's log-probability" in str(exc) and str(run) in str(exc)
+        assert "--score-all-candidates" in str(exc)
     else:
         raise AssertionError("a run of free decoding was analysed")
+
+
+def test_steps_whose_choice_stopped_at_its_pick_are_left_out(tmp_path) -> None:
+    # a run without --score-all-candidates: the candidates its choice did not finish scoring hold bounds,
+    # on which another rule cannot be replayed, so such a step is not judged; a step scored whole is
+    pruned = step(2, "putdown b1", [("putdown b1", -3.0, 6), ("stack b1 on b3", -2.0, 2)])
+    pruned["calls"][0]["candidate_scores"][1]["exact"] = False
+    line = episode([step(1, "unstack b1 from b3", [("unstack b1 from b3", -1.0, 5)]), pruned])
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "episodes.jsonl").write_text(json.dumps(line) + "\n")
+    assert load_script().analyse(run)["standard/all"]["steps"] == 1
 
 
 def a_run(tmp_path: Path) -> Path:

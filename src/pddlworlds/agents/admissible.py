@@ -121,22 +121,27 @@ def free_head(llm: Any, messages: list[Message], max_tokens: int) -> tuple[str, 
 
 
 def choose_action(
-    llm: Any, messages: list[Message], actions: Sequence[str], head: str = "", rule: str = "sum"
+    llm: Any, messages: list[Message], actions: Sequence[str], head: str = "", rule: str = "sum",
+    score_all: bool = False,
 ) -> Pick:
     """The action whose candidate ` <action>\\n`, after the reply's start `head`, ranks first under `rule`
-    (ties: the first in order). A call the backend cannot score (a prompt over its context) comes back as an
-    error pick with no action. The call's record keeps every candidate's summed log-probability and tokens."""
+    (ties: the first in order). The backend is given the rule, so it scores only what decides the pick (the
+    others' log-probabilities are recorded as bounds, `"exact": false`); `score_all` scores every candidate
+    whole (to replay other rules on the record). A call the backend cannot score (a prompt over its context)
+    comes back as an error pick with no action. The call's record keeps every candidate's log-probability
+    and tokens."""
     scorer = candidate_scorer(llm)
     candidates = [f" {action}\n" for action in actions]
     start = time.perf_counter()
     try:
-        choice = scorer.choose(messages, candidates, prefix=head)
+        choice = scorer.choose(messages, candidates, prefix=head, rank=None if score_all else CHOICE_SCORES[rule])
     except ValueError as exc:
         call = LLMCall("action", 0, 0, time.perf_counter() - start, "", error=str(exc), candidates=len(actions))
         return Pick("", "", call)
     scores = choice_scores(choice, candidates, rule)
     best = max(range(len(actions)), key=lambda i: (scores[i], -i))
     reply = f"{head} {actions[best]}"
+    exact = choice.exact or (True,) * len(actions)
     call = LLMCall(
         purpose="action",
         prompt_tokens=choice.prompt_tokens,
@@ -147,8 +152,8 @@ def choose_action(
         candidates=len(actions),
         logprob=round(choice.logprobs[best], 4),
         candidate_scores=[
-            {"action": action, "logprob": round(lp, 4), "tokens": n}
-            for action, lp, n in zip(actions, choice.logprobs, choice.lengths or ())
+            {"action": action, "logprob": round(lp, 4), "tokens": n, **({} if whole else {"exact": False})}
+            for action, lp, n, whole in zip(actions, choice.logprobs, choice.lengths or (), exact)
         ] or None,
     )
     return Pick(actions[best], reply, call)

@@ -55,6 +55,7 @@ class LLMAgent(Agent):
         insights: Insights = None,
         setting: str = DEFAULT_SETTING,
         choice_score: str | None = None,
+        score_all: bool = False,
     ):
         self.setting = get_setting(setting)  # an unknown name raises here, listing the settings
         if self.setting.chooses:
@@ -64,6 +65,9 @@ class LLMAgent(Agent):
         if choice_score is not None:
             CHOICE_SCORES[choice_score]  # an unknown rule raises here, listing the rules
         self.choice_score = choice_score or self.setting.choice_score
+        if score_all and not self.setting.chooses:
+            raise ValueError(f"score_all scores candidates; setting {setting!r} does not choose among them")
+        self.score_all = score_all  # every candidate scored whole (the record then holds every sum), not only the pick
         self.llm = llm
         self.insights = insights
         self.insight_texts: list[str] = []
@@ -104,6 +108,7 @@ class LLMAgent(Agent):
             **({"insights": list(self.insight_texts)} if self.insights is not None else {}),
             **({"setting": self.setting.name} if self.setting.name != DEFAULT_SETTING else {}),
             **({"choice_score": self.choice_score} if self.choice_score != self.setting.choice_score else {}),
+            **({"score_all": True} if self.score_all else {}),
             **({"prompt_form": "compact", "compact_version": compact.COMPACT_VERSION} if self.compact else {}),
         }
 
@@ -218,7 +223,7 @@ class LLMAgent(Agent):
             self._env, look_around=self.look_around, retrievable=retrievable or [],
             describe=self.setting.describe_actions,
         )
-        pick = choose_action(self.llm, messages, actions, text, rule=self.choice_score)
+        pick = choose_action(self.llm, messages, actions, text, rule=self.choice_score, score_all=self.score_all)
         calls.append(pick.call)
         if pick.call.error is not None:
             return Reply(None, ERROR_ACTION), pick.call

@@ -30,9 +30,11 @@ class StandardAgent(LLMAgent):
         insights: Insights = None,
         setting: str = DEFAULT_SETTING,
         choice_score: str | None = None,
+        score_all: bool = False,
     ):
         super().__init__(
-            llm, max_tokens=max_tokens, example=example, insights=insights, setting=setting, choice_score=choice_score
+            llm, max_tokens=max_tokens, example=example, insights=insights, setting=setting, choice_score=choice_score,
+            score_all=score_all,
         )
         self.history: list[Pair] = []
 

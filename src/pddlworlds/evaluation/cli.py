@@ -333,6 +333,12 @@ def add_eval_parsers(subparsers: Any) -> None:
         "log-probability), token-mean (per token), word-mean (per word); recorded in the configuration",
     )
     p.add_argument(
+        "--score-all-candidates", action="store_true",
+        help="in a choosing setting, score every candidate whole (the same picks, slower): the record then "
+        "holds each candidate's log-probability, so another ranking rule can be replayed on it "
+        "(scripts/choice_agreement.py); by default scoring stops once the pick is decided",
+    )
+    p.add_argument(
         "--observation-mode", choices=["full", "fluents", "changes"],
         help="what the environment shows after an action: every fact, every fact an action can change, or "
         "what changed (default: the setting's, else each domain's: full in Blocksworld and Gripper, changes in "

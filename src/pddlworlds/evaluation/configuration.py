@@ -61,6 +61,8 @@ def build_config(
         config["setting"] = plan.setting
     if plan.choice_score is not None:
         config["choice_score"] = plan.choice_score
+    if plan.score_all:
+        config["score_all_candidates"] = True
     if plan.observation_mode is not None:
         config["observation_mode"] = plan.observation_mode
     if plan.domains_root is not None:  # where the problems are found again (resume, viewer)

@@ -81,7 +81,7 @@ def run_episode(spec: EpisodeSpec, backend: BackendSpec) -> dict[str, Any]:
     episode as a fault: `error` {kind, message, count}, no score. Raw replies are stored once, cut to
     `RAW_OUTPUT_LIMIT` characters (`cap_raw_outputs`).
     """
-    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.setting, spec.choice_score)
+    factory, needs_llm = resolve_agent(spec.agent, spec.prompt_file, spec.setting, spec.choice_score, spec.score_all)
     # the agent's own share of the model's prompt cache: its time never depends on who played before it
     llm = for_cache_owner(llm_for(backend), spec.agent) if needs_llm else None
     # an LLM agent of a trial reads the insights its memory handed out for the trial

@@ -145,7 +145,12 @@ def build_plan(args: argparse.Namespace) -> Any:
     shipped_pair = takes_lora and backend.backend.scores_candidates and backend.model is None
     default = embedded_default(args, agents) if shipped_pair and lora_option == SHIPPED_ADAPTER else None
     setting, choice_score, observation_mode = resolve_setting(args, default)
-    uses_model = [resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score)[1] for agent in agents]
+    score_all = bool(getattr(args, "score_all_candidates", False))
+    if score_all and not get_setting(setting).chooses:
+        raise ValueError(f"--score-all-candidates scores candidates; setting {setting!r} does not choose among them")
+    uses_model = [
+        resolve_agent(agent, getattr(args, "prompt_file", None), setting, choice_score, score_all)[1] for agent in agents
+    ]
     if setting != "free" and not any(uses_model):
         raise ValueError(
             f"--setting {setting} says how a model plays, and --agents {args.agents} uses no model"
@@ -238,6 +243,7 @@ def build_plan(args: argparse.Namespace) -> Any:
         choice_score=choice_score,
         observation_mode=observation_mode,
         domains_root=root,
+        score_all=score_all,
     )
 
 

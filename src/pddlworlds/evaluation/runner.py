@@ -145,7 +145,9 @@ def run_evaluation(
         raise EvaluationError("--workers must be at least 1")
     if parallel not in PARALLEL_MODES:
         raise EvaluationError(f"unknown parallel mode {parallel!r}; modes: {', '.join(PARALLEL_MODES)}")
-    resolved = {name: resolve_agent(name, plan.prompt_file, plan.setting, plan.choice_score) for name in plan.agents}  # unknown names fail here, before a model
+    resolved = {  # unknown names fail here, before a model
+        name: resolve_agent(name, plan.prompt_file, plan.setting, plan.choice_score, plan.score_all) for name in plan.agents
+    }
     if executor == "ray":
         import_ray()
     quiet_warnings()

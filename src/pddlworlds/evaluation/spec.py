@@ -48,6 +48,7 @@ class EpisodeSpec:
     choice_score: str | None = None  # a ranking rule other than the setting's (`admissible.CHOICE_SCORES`)
     observation_mode: str | None = None  # what the environment shows after an action (None: domain default)
     domains_root: str | None = None  # the folder of domain folders `domain` is one of (None: the shipped ones)
+    score_all: bool = False  # a choosing setting scores every candidate whole, not only what decides the pick
 
     @property
     def key(self) -> tuple[str, str, str, str, int | None]:
@@ -62,13 +63,14 @@ def agent_names() -> list[str]:
 
 
 def resolve_agent(
-    name: str, prompt_file: str | None = None, setting: str = "free", choice_score: str | None = None
+    name: str, prompt_file: str | None = None, setting: str = "free", choice_score: str | None = None,
+    score_all: bool = False,
 ) -> tuple[Callable[[Any], Any], bool]:
     """(factory(llm) -> Agent, needs a model) for a built-in name or a `package.module:factory` path.
 
     A factory of your own says it needs no model with an attribute `needs_llm = False`. `prompt_file` goes
     to the built-in agents whose registry entry takes that option (STANDARD), `setting` (other than
-    "free") and `choice_score` to the LLM agents that take them; an LLM agent that cannot honour them is
+    "free"), `choice_score` and `score_all` to the LLM agents that take them; an LLM agent that cannot honour them is
     refused here.
     """
     if setting != "free" and ":" in name:
@@ -100,6 +102,8 @@ def resolve_agent(
         options["setting"] = setting
         if choice_score is not None:
             options["choice_score"] = choice_score
+        if score_all:
+            options["score_all"] = True
     return functools.partial(_make_builtin_agent, name, options), entry.needs_llm
 
 
@@ -128,6 +132,7 @@ class RunPlan:
     choice_score: str | None = None  # `--choice-score`: a ranking rule other than the setting's
     observation_mode: str | None = None  # `--observation-mode` or the setting's (None: each domain's default)
     domains_root: str | None = None  # `--domains-root`: a folder of domain folders (None: the shipped ones)
+    score_all: bool = False  # `--score-all-candidates`: every candidate's log-probability whole, in the record
 
     @property
     def domains(self) -> list[str]:
@@ -139,7 +144,7 @@ class RunPlan:
             EpisodeSpec(
                 agent, domain, self.split, problem, seed, self.max_steps,
                 self.profile, self.allow_impossible, self.prompt_file, self.setting, self.insights, self.trial,
-                self.choice_score, self.observation_mode, self.domains_root,
+                self.choice_score, self.observation_mode, self.domains_root, self.score_all,
             )
             for domain, problems in self.problems.items()
             for problem in problems
@@ -148,4 +153,5 @@ class RunPlan:
         ]
 
     def needs_llm(self) -> bool:
-        return any(resolve_agent(a, self.prompt_file, self.setting, self.choice_score)[1] for a in self.agents)
+        return any(resolve_agent(a, self.prompt_file, self.setting, self.choice_score, self.score_all)[1]
+                   for a in self.agents)

@@ -9,7 +9,7 @@ invalid step and go on. Benchmark defaults: temperature 0, top_p 1.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,6 +22,7 @@ __all__ = [
     "SERVICE_ERROR_KINDS",
     "CandidateScorer",
     "Choice",
+    "ChoiceRank",
     "Completion",
     "LLMServiceError",
     "LLMUnavailableError",
@@ -97,10 +98,18 @@ class LLM(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 
+#: How a caller ranks candidates: (summed log-probability, tokens, text) -> score, never falling as the sum
+#: rises (`agents.admissible.CHOICE_SCORES`). Given to `CandidateScorer.choose`, it lets the backend stop
+#: scoring once the pick is decided.
+ChoiceRank = Callable[[float, int, str], float]
+
+
 @dataclass(frozen=True)
 class Choice:
-    """A backend's pick among given continuations of the prompt: `index` of the most probable one, and
-    `logprobs`, each continuation's summed token log-probability (in the order given).
+    """A backend's pick among given continuations of the prompt: `index` of the most probable one (under
+    the `rank` it was given; else the largest sum), and `logprobs`, each continuation's summed token
+    log-probability (in the order given); where `exact` says False, an upper bound of it (the backend
+    stopped once the pick was decided).
 
     `prompt_tokens` is the prompt's length, `scored_tokens` how many candidate tokens the model evaluated
     (shared prefixes are evaluated once), `latency_s` the whole call, `lengths` each continuation's tokens
@@ -115,13 +124,16 @@ class Choice:
     latency_s: float
     lengths: tuple[int, ...] = ()
     cached_tokens: int | None = None
+    exact: tuple[bool, ...] = ()  # which logprobs are whole sums (the others: bounds); () when all are
 
 
 @runtime_checkable
 class CandidateScorer(Protocol):
     """A model that can say how probable a given continuation of a prompt is (the admissible setting)."""
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice: ...
+    def choose(
+        self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
+    ) -> Choice: ...
 
 
 def candidate_scorer(llm: object) -> CandidateScorer:

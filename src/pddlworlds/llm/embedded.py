@@ -19,7 +19,7 @@ import numpy as np
 from ..files import file_sha256
 from ..host import default_threads
 from .adapter_check import check_adapter
-from .base import EMPTY_COMPLETION, Choice, Completion, Message
+from .base import EMPTY_COMPLETION, Choice, ChoiceRank, Completion, Message
 from .cancelling import abortable
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
 from .model_files import DEFAULT_MODEL_ID, INSTALL_HINT, SHIPPED_ADAPTER, default_model_path, resolve_adapter
@@ -343,10 +343,12 @@ class EmbeddedLLM:
         return Completion(reply, len(tokens), len(written) + 1, end - start, cached_tokens=cached,
                           prompt_eval_s=evaluated - start, generation_s=end - evaluated)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(
+        self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
+    ) -> Choice:
         """The most probable of `continuations` as the reply to `messages` after the reply's start `prefix`
         (the settings that choose): each one's summed token log-probability and its tokens, scored by
-        `scoring.score_continuations`."""
+        `scoring.score_continuations`; with `rank`, the one it puts first, scoring only what decides it."""
         from .scoring import score_continuations
 
         pieces = self._pieces(messages) + ([(prefix, False)] if prefix else [])
@@ -354,16 +356,17 @@ class EmbeddedLLM:
         with self._lock:
             tokens = tokenize_pieces(self._llama, pieces)
             candidates = [tokenize_pieces(self._llama, [(c, False)], add_bos=False) for c in continuations]
+            lengths = tuple(len(c) for c in candidates)
+            ranked = None if rank is None else (lambda i, lp: rank(lp, lengths[i], continuations[i]))
             self._states.prepare(self._llama, tokens, self.cache_owner)  # a saved state may hold more of it
             try:
-                scores = score_continuations(self._llama, tokens, candidates)
+                scores = score_continuations(self._llama, tokens, candidates, ranked)
             except RuntimeError:  # llama_decode failure: the KV cache may be half-written
                 self._llama.reset()
                 raise
-        best = max(range(len(continuations)), key=lambda i: scores.logprobs[i])
-        lengths = tuple(len(c) for c in candidates)
+        best = scores.best if scores.best is not None else max(range(len(continuations)), key=lambda i: scores.logprobs[i])
         return Choice(best, scores.logprobs, len(tokens), scores.evaluated_tokens, time.perf_counter() - start, lengths,
-                      cached_tokens=scores.cached_tokens)
+                      cached_tokens=scores.cached_tokens, exact=scores.exact)
 
 
 @contextlib.contextmanager

@@ -8,6 +8,12 @@ their start (`stack b1 on`) are evaluated once: the next one drops from the cach
 the shared prefix. A continuation's last token is scored but never evaluated (no later token needs its
 logits). On return the cache holds the prompt again, so the next call (scoring or generating) reuses it.
 
+An agent needs the pick, not every score: given its ranking rule (`rank`), the candidates are evaluated
+best bound first. Every log-probability is at most 0, so the known part of a candidate's sum (its first
+token's, from the prompt's own row, before anything is decoded) bounds its score under any rule that does
+not fall as the sum rises (the sum, per token, per word); once a fully scored candidate outranks every
+other's bound, the rest are left. Where the model is sure, that is one or two candidates of dozens.
+
 Why one candidate after another and not all in one decode, each in a sequence of its own (llama.cpp's
 `n_seq_max` with a unified KV cache, the prompt copied to every sequence): tried on 2026-11-28 with
 llama-cpp-python 0.3.36, Gemma 3 270M and the sc1 adapter, it is not exact. Two identical candidates
@@ -22,7 +28,8 @@ its logits, which a model loaded without `logits_all` does not keep). Callers ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +38,10 @@ import numpy as np
 from .kv_cache import common_prefix
 from .llama_batch import decode_batch, logits_at, token_batch
 
-__all__ = ["Scores", "score_continuations"]
+__all__ = ["Rank", "Scores", "score_continuations"]
+
+#: (candidate index, summed log-probability) -> the candidate's score; must not fall as the sum rises.
+Rank = Callable[[int, float], float]
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,8 @@ class Scores:
     logprobs: tuple[float, ...]
     evaluated_tokens: int
     cached_tokens: int = 0
+    exact: tuple[bool, ...] = ()  # with a `rank`: which logprobs are whole sums (the others are bounds)
+    best: int | None = None  # with a `rank`: the candidate it puts first
 
 
 class _Row:
@@ -86,9 +98,16 @@ def _decode(llama: Any, batch: Any, tokens: Sequence[int], start: int) -> list[_
     return [_logits_row(llama, i) for i in range(len(tokens))]
 
 
-def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequence[Sequence[int]]) -> Scores:
+def score_continuations(
+    llama: Any, prompt: Sequence[int], continuations: Sequence[Sequence[int]], rank: Rank | None = None
+) -> Scores:
     """The summed log-probability of each token list in `continuations` as the continuation of `prompt`
-    (token ids of the model's vocabulary; the prompt with its BOS)."""
+    (token ids of the model's vocabulary; the prompt with its BOS).
+
+    With `rank` ((index, summed log-probability) -> score, non-decreasing in the sum), only the pick
+    matters: candidates are evaluated best bound first and the search stops once the best evaluated one
+    outranks every other's bound (`_best_first`); the others' entries are then upper bounds of their sums,
+    flagged in `Scores.exact`."""
     if not prompt:
         raise ValueError("cannot score continuations of an empty prompt")
     if not continuations:
@@ -103,26 +122,88 @@ def score_continuations(llama: Any, prompt: Sequence[int], continuations: Sequen
         raise ValueError(f"a continuation of {longest} tokens exceeds the model's batch of {llama.n_batch}")
     base = len(prompt)
     root, kept = _evaluate_prompt(llama, prompt)
-    order = sorted(range(len(continuations)), key=lambda i: list(continuations[i]))
-    scores = [0.0] * len(continuations)
-    path: list[int] = []  # candidate tokens now in the cache after the prompt
-    rows: list[_Row] = []  # rows[j]: the distribution after path[j]
-    evaluated = 0
+    trie = _Trie(llama, base, root, [tuple(c) for c in continuations])
     try:
         with token_batch(max(1, longest - 1)) as batch:
-            for i in order:
-                tokens = list(continuations[i])
-                reuse = common_prefix(path, tokens[:-1])
-                if reuse < len(path):
-                    _truncate(llama, base + reuse)
-                    del path[reuse:], rows[reuse:]
-                todo = tokens[reuse:-1]
-                if todo:
-                    rows += _decode(llama, batch, todo, base + reuse)
-                    path += todo
-                    evaluated += len(todo)
-                scores[i] = root.logprob(tokens[0]) + sum(rows[j - 1].logprob(tokens[j]) for j in range(1, len(tokens)))
+            if rank is None:
+                for i in sorted(range(len(continuations)), key=lambda i: trie.candidates[i]):
+                    trie.evaluate(batch, i)
+                return Scores(tuple(trie.known_sum(i)[0] for i in range(len(continuations))), trie.evaluated, kept)
+            best = _best_first(trie, batch, rank)
+            sums = [trie.known_sum(i) for i in range(len(continuations))]
+            return Scores(tuple(s for s, _ in sums), trie.evaluated, kept, tuple(full for _, full in sums), best)
     finally:
         _truncate(llama, base)  # the cache holds the prompt, as llama-cpp-python's bookkeeping says
         llama.n_tokens = base
-    return Scores(tuple(scores), evaluated, kept)
+
+
+class _Trie:
+    """The candidates' tokens after the prompt and what is known of them: `known[c[:j + 1]]` is the
+    log-probability of a candidate's token j after its first j (the prompt's row gives every token 0).
+    `path` is what the KV cache holds after the prompt; evaluating a candidate keeps the part of the path
+    it shares and decodes the rest of its tokens but the last (no later token needs that one's logits)."""
+
+    def __init__(self, llama: Any, base: int, root: _Row, candidates: list[tuple[int, ...]]) -> None:
+        self.llama, self.base, self.candidates = llama, base, candidates
+        self.known: dict[tuple[int, ...], float] = {c[:1]: root.logprob(c[0]) for c in candidates}
+        self.path: list[int] = []
+        self.evaluated = 0  # candidate tokens decoded, shared prefixes once
+
+    def known_sum(self, i: int) -> tuple[float, bool]:
+        """The summed log-probability of candidate i's tokens known so far (an upper bound of its sum, as
+        every log-probability is <= 0), and whether that is all of them."""
+        tokens = self.candidates[i]
+        total = 0.0
+        for j in range(len(tokens)):
+            lp = self.known.get(tokens[: j + 1])
+            if lp is None:
+                return total, False
+            total += lp
+        return total, True
+
+    def evaluate(self, batch: Any, i: int) -> None:
+        """Decode what candidate i needs beyond the shared path and learn every candidate's log-probability
+        that the new rows give."""
+        head = list(self.candidates[i][:-1])
+        reuse = common_prefix(self.path, head)
+        if reuse < len(self.path):
+            _truncate(self.llama, self.base + reuse)
+            del self.path[reuse:]
+        todo = head[reuse:]
+        if not todo:
+            return
+        rows = _decode(self.llama, batch, todo, self.base + reuse)
+        self.path += todo
+        self.evaluated += len(todo)
+        for tokens in self.candidates:
+            shared = _shared(self.path, tokens, len(tokens) - 1)
+            for j in range(reuse, shared):  # rows[j - reuse]: the distribution after path[: j + 1]
+                self.known[tokens[: j + 2]] = rows[j - reuse].logprob(tokens[j + 1])
+
+
+def _shared(path: list[int], tokens: tuple[int, ...], limit: int) -> int:
+    """How many of `tokens`' first `limit` tokens `path` starts with (plain Python: candidates are short)."""
+    n = min(len(path), limit)
+    k = 0
+    while k < n and path[k] == tokens[k]:
+        k += 1
+    return k
+
+
+def _best_first(trie: _Trie, batch: Any, rank: Rank) -> int:
+    """The index of the candidate `rank` puts first (ties: the lowest index), evaluating candidates in the
+    order of their bounds (`rank` of the known sum) and stopping when an evaluated one's score is at least
+    every other's bound. Exact, because a candidate's score can only fall as its later tokens become known."""
+    heap = [(-rank(i, trie.known_sum(i)[0]), i) for i in range(len(trie.candidates))]
+    heapq.heapify(heap)
+    while True:
+        key, i = heapq.heappop(heap)
+        total, full = trie.known_sum(i)
+        bound = rank(i, total)
+        if -bound > key:  # learnt more since it was queued (a neighbour's rows): queue it at its bound
+            heapq.heappush(heap, (-bound, i))
+            continue
+        if full:
+            return i
+        trie.evaluate(batch, i)
+        heapq.heappush(heap, (-rank(i, trie.known_sum(i)[0]), i))

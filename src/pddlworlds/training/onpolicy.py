@@ -37,7 +37,7 @@ from ..agents import compact, get_setting, make_agent, prompts
 from ..agents.admissible import HEAD_STOP
 from ..agents.hiagent import HiAgent, same_subgoal
 from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
-from ..llm import LLM, Choice, Completion, Message
+from ..llm import LLM, Choice, ChoiceRank, Completion, Message
 from .expert import StateExpert
 from .teacher import MAX_SUBGOAL_STEPS
 
@@ -119,10 +119,12 @@ class RelabelLLM:
                                        purpose, tuple(stop), int(max_tokens), completion.text, state))
         return completion
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(
+        self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
+    ) -> Choice:
         state = self.trail.unwrapped.state
         reply = self.action_label(state)
-        choice = self.model.choose(messages, continuations, prefix=prefix)  # type: ignore[attr-defined]
+        choice = self.model.choose(messages, continuations, prefix=prefix, rank=rank)  # type: ignore[attr-defined]
         written = prefix + continuations[choice.index].rstrip("\n")
         self.calls.append(LabelledCall(tuple(messages), reply, "expert" if reply is not None else "dead-end",
                                        "action", CHOICE_END, 0, written, state))
@@ -220,7 +222,10 @@ class ExpertPlayer:
             return Completion(head, 0, 0, 0.0)
         return Completion(self.labels.summary_label(state), 0, 0, 0.0)
 
-    def choose(self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "") -> Choice:
+    def choose(
+        self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
+    ) -> Choice:
+        """The expert's pick (or, at the detour rate, another); every score given, so `rank` changes nothing."""
         state = self.labels.trail.unwrapped.state
         label = self.labels.action_label(state)
         wanted = f" {label.rpartition('Action: ')[2] if 'Action: ' in label else label.strip()}\n" if label else None

@@ -142,8 +142,11 @@ def held_out_rows(lines: Iterable[Mapping[str, Any]], domains_root: str | Path |
 
 def scored_candidates(step: Any) -> list[list[Any]]:
     """A step's candidates as its choice scored them: [action, summed log-probability, tokens] each ([] for a
-    step whose action was written, not chosen)."""
+    step whose action was written, not chosen, or whose choice stopped once its pick was decided: some of its
+    log-probabilities are bounds, on which no other rule can be replayed; `eval --score-all-candidates`)."""
     scored = next((c.candidate_scores for c in reversed(step.calls) if c.candidate_scores), None) or []
+    if any(c.get("exact") is False for c in scored):
+        return []
     return [[c["action"], c["logprob"], c["tokens"]] for c in scored]
 
 
