@@ -51,7 +51,7 @@ from pddlworlds.training.onpolicy import ExpertPlayer, RelabelLLM, StateTrail
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.worlds.world import World
 
-FORMS = ("state-choice", "state-choice-compact")
+FORMS = ("state-choice", "state-choice-compact", "state-choice-diffs")
 AGENTS = ("standard", "hiagent")
 
 

@@ -22,6 +22,12 @@ the teacher's subgoal lines are facts too (the goal conditions a plan segment ma
 Facts are written from the environment's state, not parsed from its sentences: a predicate's true atoms on
 one line, `ontable: shot1 shot3` for one argument and `holding: left shot2, right shaker1` for more.
 
+The diffs variant (`state-choice-diffs`) writes the state once, after the goal (`Start:`), and each step
+as what it made true and what it made false (`diff_text`), with no State or Candidates block: each call is
+the one before it plus one line, so a prompt cache evaluates a step's line and the cue, not a whole state.
+HiAgent's folded subgoals leave their steps out, so after them the open subgoal's first state is shown
+(`render_subgoals(..., start_states=True)`).
+
 `COMPACT_VERSION` changes whenever this wording or format changes; agents record it in their flags.
 """
 
@@ -36,10 +42,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPACT_VERSION",
+    "DIFFS_VERSION",
     "atoms_text",
     "candidate_lines",
     "candidates_block",
     "changed_text",
+    "diff_text",
     "fact_lines",
     "goal_block",
     "goal_facts_text",
@@ -51,12 +59,15 @@ __all__ = [
     "retrieval_note",
     "standard_cue",
     "standard_system",
+    "start_block",
     "state_block",
+    "state_lines",
     "summarizer_system",
     "summary_request",
 ]
 
 COMPACT_VERSION = "pw-compact-1"
+DIFFS_VERSION = "pw-diffs-1"
 
 Atom = tuple[str, tuple[str, ...]]
 
@@ -101,6 +112,14 @@ def changed_text(world: World, before: int, after: int) -> str:
     return atoms_text(_atoms(world, after & ~before))
 
 
+def diff_text(world: World, before: int, after: int) -> str:
+    """What a step changed, on one line: the facts it made true, then `; not:` and those it made false
+    (left out when none were)."""
+    gone = _atoms(world, before & ~after)
+    made = changed_text(world, before, after)
+    return f"{made}; not: {atoms_text(gone)}" if gone else made
+
+
 def goal_facts_text(world: World, before: int, after: int) -> str:
     """The goal's facts true in `after` and not in `before`, on one line: a subgoal line the teacher
     writes ("the goal" when there are none, as `segments.goal_segment` names a plan that makes none)."""
@@ -111,12 +130,14 @@ def goal_facts_text(world: World, before: int, after: int) -> str:
 # --------------------------------------------------------------------------------------------------
 # Fixed per episode: the instruction, the goal and the facts no action changes.
 
-def standard_system() -> str:
-    return "Pick the next action. Reply: Action: <candidate>"
+def standard_system(*, listed: bool = True) -> str:
+    """The instruction; `listed`: the call lists the candidates (not in the diffs variant)."""
+    return f"Pick the next action. Reply: Action: {'<candidate>' if listed else '<legal action>'}"
 
 
-def hiagent_system(*, retrieve: bool) -> str:
-    text = "Pick the next action, in subgoals. Reply: [Subgoal: <goal facts>] Action: <candidate>"
+def hiagent_system(*, retrieve: bool, listed: bool = True) -> str:
+    text = "Pick the next action, in subgoals. Reply: [Subgoal: <goal facts>] Action: "
+    text += "<candidate>" if listed else "<legal action>"
     return text + (" (retrieve(k) shows subgoal k's steps)" if retrieve else "")
 
 
@@ -164,18 +185,24 @@ def _met(met: bool | None) -> str:
     return "unknown" if met is None else ("yes" if met else "no")
 
 
-def render_subgoals(subgoals: Sequence[Subgoal], *, hide_finished: bool, summarize: bool = True) -> str:
-    """HiAgent's memory: each subgoal's line, then its summary (finished and hidden) or its steps."""
+def render_subgoals(
+    subgoals: Sequence[Subgoal], *, hide_finished: bool, summarize: bool = True, start_states: bool = False
+) -> str:
+    """HiAgent's memory: each subgoal's line, then its summary (finished and hidden) or its steps. With
+    `start_states` (the diffs variant), an open subgoal after a summary shows the state it started in
+    (`Subgoal.start_facts`), as the summary does not say what its steps made false."""
     out = []
+    folded = False
     for sub in subgoals:
         out.append(f"Subgoal {sub.index}: {sub.text or '(not stated)'}\n")
         if sub.finished and hide_finished and not sub.retrieved_now:
             label = f"Summary (met: {_met(sub.met)})" if summarize else "Summary"
             out.append(f"{label}: {sub.summary or 'nothing recorded'}\n")
-        elif sub.finished and hide_finished:
-            out.append(render_pairs(sub.env_pairs))
-        else:
-            out.append(render_pairs(sub.pairs))
+            folded = True
+            continue
+        if start_states and folded and not sub.finished and sub.start_facts is not None:
+            out.append(f"State:\n{sub.start_facts}\n")
+        out.append(render_pairs(sub.env_pairs if sub.finished and hide_finished else sub.pairs))
     return "".join(out)
 
 
@@ -183,10 +210,20 @@ def render_subgoals(subgoals: Sequence[Subgoal], *, hide_finished: bool, summari
 # What changes at every step: the state, the candidates, the cue.
 
 
+def state_lines(world: World, state: int) -> str:
+    """The facts an action can change that hold in `state`, one line a predicate ("nothing" for none)."""
+    lines = fact_lines(_atoms(world, state & world.fluent_mask))
+    return "\n".join(lines) if lines else "nothing"
+
+
 def state_block(world: World, state: int) -> str:
     """`State:` and the facts an action can change that hold in `state`, one line a predicate."""
-    lines = fact_lines(_atoms(world, state & world.fluent_mask))
-    return "State:\n" + ("\n".join(lines) if lines else "nothing") + "\n"
+    return f"State:\n{state_lines(world, state)}\n"
+
+
+def start_block(world: World) -> str:
+    """`Start:` and the first state's changeable facts: the diffs variant's state, given once."""
+    return f"Start:\n{state_lines(world, world.initial_state)}\n"
 
 
 def candidate_lines(actions: Sequence[str]) -> list[str]:

@@ -107,7 +107,7 @@ class HiAgent(LLMAgent):
         )
 
     def _compact_system(self) -> str:
-        return compact.hiagent_system(retrieve=self.retrieve)
+        return compact.hiagent_system(retrieve=self.retrieve, listed=not self.setting.diffs)
 
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)
@@ -120,7 +120,8 @@ class HiAgent(LLMAgent):
     def memory_text(self) -> str:
         """The working-memory part of the prompt, exactly as it is sent."""
         if self.compact:
-            return compact.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize)
+            return compact.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize,
+                                           start_states=self.setting.diffs)
         return prompts.render_subgoals(self.wm.subgoals, hide_finished=self.hide_finished, summarize=self.summarize)
 
     # ---- one turn ------------------------------------------------------------------------------
@@ -179,7 +180,10 @@ class HiAgent(LLMAgent):
                 current.text = text
                 return
             self._finish(current, calls)
-        self.wm.open(text)
+        opened = self.wm.open(text)
+        if self.setting.diffs:  # the state it starts in, shown once its predecessors are folded
+            base = self._env.unwrapped
+            opened.start_facts = compact.state_lines(base.world, int(base.state))
 
     def _finish(self, subgoal: Subgoal, calls: list[LLMCall]) -> None:
         subgoal.finished = True

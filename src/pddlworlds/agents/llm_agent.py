@@ -110,6 +110,7 @@ class LLMAgent(Agent):
             **({"choice_score": self.choice_score} if self.choice_score != self.setting.choice_score else {}),
             **({"score_all": True} if self.score_all else {}),
             **({"prompt_form": "compact", "compact_version": compact.COMPACT_VERSION} if self.compact else {}),
+            **({"diffs_version": compact.DIFFS_VERSION} if self.setting.diffs else {}),
         }
 
     def _example_for(self, folder: Path, mode: str) -> Example | None:
@@ -137,6 +138,8 @@ class LLMAgent(Agent):
         self.system = prompts.with_insights(self.system, self.insight_texts)  # cross-trial insights, last
         if self.compact:
             self.task = compact.goal_block(world, info["goal"])
+            if self.setting.diffs:  # the state once; every step's line says what it changed
+                self.task += compact.start_block(world)
         else:
             self.task = prompts.problem_text(info["goal"], observation)
         self._bits = int(base.state)
@@ -166,9 +169,12 @@ class LLMAgent(Agent):
     ) -> tuple[str, list[Message]]:
         """(what the prompt shows after the problem, the prompt) for a turn: the memory in view (`in_view`)
         in the full form; in the compact form the memory, the current state as facts and the candidates the
-        turn chooses among (`retrievable`: HiAgent's finished subgoals offered)."""
+        turn chooses among (`retrievable`: HiAgent's finished subgoals offered); in its diffs variant the
+        memory alone (the start state is in the problem, each step's line says what it changed)."""
         if not self.compact:
             memory = self.in_view(memory, observation)
+            return memory, self.messages(memory, cue)
+        if self.setting.diffs:  # the start state and the steps' changes are the state
             return memory, self.messages(memory, cue)
         base = self._env.unwrapped
         actions = candidate_actions(
@@ -179,13 +185,15 @@ class LLMAgent(Agent):
         return memory, self.messages(memory, cue)
 
     def step_change(self) -> str | None:
-        """In the compact form, the facts the step just taken made true (from the environment's state, which
-        becomes the state the next step is compared with); None in the full form."""
+        """In the compact form, the facts the step just taken made true (in the diffs variant, and those it
+        made false), from the environment's state, which becomes the state the next step is compared with;
+        None in the full form."""
         if not self.compact:
             return None
         base = self._env.unwrapped
         after = int(base.state)
-        text = compact.changed_text(base.world, self._bits, after)
+        diff = compact.diff_text if self.setting.diffs else compact.changed_text
+        text = diff(base.world, self._bits, after)
         self._bits = after
         return text
 

@@ -38,6 +38,7 @@ class Subgoal:
     summary: str | None = None
     met: bool | None = None  # the summariser's verdict: yes, no, or None for unknown (or not asked)
     retrieved_now: bool = False  # brought back by `retrieve` during the current subgoal: shown in full
+    start_facts: str | None = None  # the state it was opened in, as facts (the compact form's diffs variant)
 
     @property
     def env_pairs(self) -> list[Pair]:

@@ -23,6 +23,12 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   (`compact.py`): no action list, the goal, the facts no action changes, the history one line a step,
   the current state as facts and the candidates listed; about a tenth of `state-choice`'s tokens a call.
   The same candidates, scores and summariser calls; a prompt of its own, so a model is trained for it.
+- `state-choice-diffs`: the compact form with the state given once, at the start, and each step's line
+  saying what it made true and what it made false (`> unstack b1 from b3 -> holding b1, clear b3; not:
+  on b1 b3, clear b1, handempty`); no State or Candidates block. A call adds one line to the one before it,
+  so a prompt cache evaluates about 20-40 new tokens a step, and a trained episode is one short sequence
+  (`training.packing`); the model has to track the state from the changes. HiAgent shows, after a finished
+  subgoal's summary, the state its open subgoal started in.
 
 Only backends that score given texts (the embedded model) play `admissible` and `state-choice`; neither
 is ever set beside published numbers, which are all free decoding.
@@ -56,6 +62,7 @@ class Setting:
     comparable: bool = False  # may stand beside published numbers (with the AgentBoard profile)
     summary: str = ""
     prompt_form: str = "full"  # "full" (prompts.py) or "compact" (compact.py: a model trained in the form)
+    diffs: bool = False  # compact form: the start state once and each step's changes, no State block
 
     @property
     def observation_mode(self) -> str | None:
@@ -91,6 +98,12 @@ SETTINGS: Registry[Setting] = Registry("setting", {
         changes_to_summariser=True, example=False, state_in_view=True, prompt_form="compact",
         summary="state-choice in the compact prompt form (goal, fixed facts, one line a step, the current "
         "state as facts, the candidates listed), for a model trained in that form",
+    ),
+    "state-choice-diffs": Setting(
+        "state-choice-diffs", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
+        changes_to_summariser=True, example=False, prompt_form="compact", diffs=True,
+        summary="state-choice in the compact form with the start state once and each step's changes (what "
+        "it made true and false), no state or candidates block: a call adds one line to the last",
     ),
 })
 

@@ -44,7 +44,7 @@ class StandardAgent(LLMAgent):
         )
 
     def _compact_system(self) -> str:
-        return compact.standard_system()
+        return compact.standard_system(listed=not self.setting.diffs)
 
     def reset(self, observation: str, info: StepInfo, env: gym.Env, seed: int | None = None) -> None:
         super().reset(observation, info, env, seed)

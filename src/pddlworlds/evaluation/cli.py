@@ -321,7 +321,9 @@ def add_eval_parsers(subparsers: Any) -> None:
         "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
         "full state after every action; it picks among the legal actions by a length-normalised score), "
         "state-choice-compact (the same game, each call written as facts: goal, state, candidates and the "
-        "history one line a step, for a model trained in that form). admissible and the state-choice settings "
+        "history one line a step, for a model trained in that form), state-choice-diffs (the compact form with "
+        "the start state once and each step's changes: a call adds one line to the last). admissible and the "
+        "state-choice settings "
         "need the embedded model and are not comparable with published numbers",
     )
     p.add_argument(  # the older spelling of --setting free|admissible
