@@ -397,6 +397,7 @@ def test_a_given_reply_is_paid_for_as_a_written_one(embedded: EmbeddedLLM) -> No
 
 
 @pytest.mark.embedded
+@pytest.mark.heavy  # 30 steps and 5 summaries through the model: 40-50 s alone, 66.8 s beside another worker's test
 def test_a_capable_models_episode_is_paid_for_by_the_embedded_model(embedded: EmbeddedLLM) -> None:
     """The Tyreworld p03 scenario played by HiAgent with the embedded model paying for every reply: the
     plan reaches the goal, the six subgoals stay apart, and every call records the model's own timing."""
