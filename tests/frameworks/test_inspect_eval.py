@@ -22,7 +22,7 @@ pytest.importorskip("inspect_ai", reason="the Inspect task needs the inspect ext
 pytest.importorskip("fastapi", reason="pddlworlds serve needs the server extra (scripts/setup.sh installs it)")
 pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
 
-pytestmark = [pytest.mark.embedded, pytest.mark.slow]
+pytestmark = [pytest.mark.embedded, pytest.mark.slow, pytest.mark.xdist_group("model-processes")]  # see pyproject.toml
 
 NAME = "pddlworlds-inspect-test"
 STEPS = 3

@@ -29,7 +29,7 @@ from pddlworlds.testing.servers import free_port, source_env
 pytest.importorskip("starlette", reason="pddlworlds serve needs the server extra (scripts/setup.sh installs it)")
 pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
 
-pytestmark = pytest.mark.embedded
+pytestmark = [pytest.mark.embedded, pytest.mark.xdist_group("model-processes")]  # see pyproject.toml: one worker runs these
 
 THREADS = 1
 NAME = "pddlworlds-test"

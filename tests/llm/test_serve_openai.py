@@ -34,7 +34,7 @@ openai = pytest.importorskip("openai", reason="the openai client is a dependency
 pytest.importorskip("starlette", reason="pddlworlds serve needs the server extra (scripts/setup.sh installs it)")
 pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
 
-pytestmark = pytest.mark.embedded
+pytestmark = [pytest.mark.embedded, pytest.mark.xdist_group("model-processes")]  # see pyproject.toml: one worker runs these
 
 NAME = "pddlworlds-openai-test"
 KEY = "openai-test-key"

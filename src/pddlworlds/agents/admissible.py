@@ -138,8 +138,11 @@ def choose_action(
     except ValueError as exc:
         call = LLMCall("action", 0, 0, time.perf_counter() - start, "", error=str(exc), candidates=len(actions))
         return Pick("", "", call)
-    scores = choice_scores(choice, candidates, rule)
-    best = max(range(len(actions)), key=lambda i: (scores[i], -i))
+    if score_all:  # the backend ranked by the sum: rank the whole scores by `rule` here
+        scores = choice_scores(choice, candidates, rule)
+        best = max(range(len(actions)), key=lambda i: (scores[i], -i))
+    else:  # ranked by `rule` already; the pruned candidates' figures are bounds, not scores to re-rank
+        best = choice.index
     reply = f"{head} {actions[best]}"
     exact = choice.exact or (True,) * len(actions)
     call = LLMCall(

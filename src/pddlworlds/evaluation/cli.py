@@ -316,7 +316,7 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument(
         "--setting", metavar="NAME",
-        help="what the LLM agents play in (default: state-choice for the embedded model with its shipped "
+        help="what the LLM agents play in (default: state-choice-diffs for the embedded model with its shipped "
         "adapter in the default profile, free otherwise): free (the model writes its actions, each domain's default "
         "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
         "full state after every action; it picks among the legal actions by a length-normalised score), "

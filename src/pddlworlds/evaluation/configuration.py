@@ -108,9 +108,12 @@ def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]
 
 
 def resume_hint(stored: dict[str, Any], new: dict[str, Any]) -> str:
-    """What to add to resume a stored run that the new options would play otherwise, or "": a run played in
-    the free setting stores no setting (`build_config`), and the embedded model's default was free until
-    2026-11-27, so such a run resumed under another setting is told which option brings it back."""
+    """What to add to resume a stored run that the new options would play otherwise, or "": the embedded
+    model's default setting has moved (free until 2026-11-27, state-choice until 2026-11-28), so a run
+    resumed under another setting is told which option brings it back. A run played in the free setting
+    stores no setting (`build_config`)."""
     if "setting" not in stored and "setting" in new:
         return "A run stored without a setting was played in the free one: add --setting free."
+    if "setting" in stored and stored["setting"] != new.get("setting"):
+        return f"This run was played in the {stored['setting']} setting: add --setting {stored['setting']}."
     return ""

@@ -28,13 +28,14 @@ DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 #: The LoRA adapters shipped in `models/`, by the setting (`agents.SETTINGS` name) each was trained to play
 #: (trained by `pddlworlds train` on the default model; the card beside each says how, on what, and how well it
 #: plays). v1 writes its actions (free decoding; admissible ranks the replies it would write); sc1 picks among
-#: the legal actions of a state shown whole. No adapter trained in the compact forms ships: sc1 plays them.
+#: the legal actions of a state shown whole (and plays the compact form, in which none was trained); df1 picks
+#: in the diffs form (the start state once, then what each step changed).
 SHIPPED_ADAPTERS: dict[str, str] = {
     "free": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "admissible": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "state-choice": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-compact": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
-    "state-choice-diffs": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
+    "state-choice-diffs": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
 }
 #: The adapter `EmbeddedLLM()` loads when nothing says which setting it plays: the free setting's.
 DEFAULT_ADAPTER = SHIPPED_ADAPTERS["free"]
