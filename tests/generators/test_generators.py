@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -181,7 +183,13 @@ def _solve(domain: str, name: str) -> int:
 
     domain_file = REPO_DOMAINS / domain / "domain.pddl"
     problem = read_up_problem(domain_file, REPO_DOMAINS / domain / "problems" / SPLIT / f"{name}.pddl")
-    with problem.environment.factory.OneshotPlanner(name="fast-downward") as planner:
+    # Fast Downward's driver writes `output.sas` in the working directory: a directory of its own, so that a
+    # planner run by the other test worker at the same time cannot overwrite or delete it
+    with (
+        tempfile.TemporaryDirectory(prefix="fd-") as cwd,
+        contextlib.chdir(cwd),
+        problem.environment.factory.OneshotPlanner(name="fast-downward") as planner,
+    ):
         result = planner.solve(problem, timeout=60)
     solved = (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY)
     assert result.status in solved, (domain, name, result.status)

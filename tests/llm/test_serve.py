@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import signal
 import socket
 import subprocess
@@ -38,7 +39,8 @@ NAME = "pddlworlds-test"
 @contextlib.contextmanager
 def served(port: int, *extra: str, log: Path | None = None, ready: bool = True) -> Iterator[subprocess.Popen[str]]:
     """`pddlworlds serve` on `port` until the block ends (or the test stops it), its stderr in `log` when
-    given. Its threads default to the in-process default, as the eval's one worker has them. Stopped idle
+    given. Its threads default to the in-process default (the cores it may run on); the tests give it one,
+    as a test worker has one core to itself. Stopped idle
     at the end (SIGTERM), it exits 0 within seconds. With `ready=False` the block starts at once, while the
     server loads (the block calls `wait_until_served` before its first request)."""
     command = [sys.executable, "-m", "pddlworlds.cli", "serve", "--port", str(port)]
@@ -78,12 +80,15 @@ def wait_until_served(proc: subprocess.Popen[str], port: int, extra: tuple[str, 
         time.sleep(0.2)
 
 
-def eval_cli(out: Path, llm: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
+def eval_cli(out: Path, llm: list[str], *extra: str, one_core: bool = False) -> subprocess.CompletedProcess[str]:
+    """`pddlworlds eval` of a short STANDARD episode; `one_core` runs it on one core, so an in-process model
+    takes one llama.cpp thread (`host.default_threads`), as a server started with `--threads 1` does."""
     argv = ["eval", "--agents", "standard", "--domains", "blocksworld", "--max-steps", "3", "--workers", "1"]
     argv += ["--out", str(out), "--no-progress", "--no-report", *llm, *extra]
+    core = max(os.sched_getaffinity(0))
     return subprocess.run(
         [sys.executable, "-m", "pddlworlds.cli", *argv], env=source_env(), capture_output=True, text=True,
-        timeout=600, check=False,
+        timeout=600, check=False, preexec_fn=(lambda: os.sched_setaffinity(0, {core})) if one_core else None,
     )
 
 
@@ -138,10 +143,11 @@ def test_eval_through_the_server_matches_in_process(tmp_path: Path) -> None:
     """The same episode in process and through `pddlworlds serve`, in the free setting (a served model writes
     its actions; the embedded model plays state-choice unless told)."""
     port = free_port()
-    with served(port, ready=False) as server:  # it loads its model while the embedded eval plays
-        local = eval_cli(tmp_path / "local", ["--llm", "embedded", "--setting", "free"])
+    # one llama.cpp thread on each side: two threads beside the other test worker's work stall each other
+    with served(port, "--threads", str(THREADS), ready=False) as server:  # it loads while the embedded eval plays
+        local = eval_cli(tmp_path / "local", ["--llm", "embedded", "--setting", "free"], one_core=True)
         assert local.returncode == 0, local.stderr
-        wait_until_served(server, port, ())
+        wait_until_served(server, port, ("--threads", str(THREADS)))
         remote = eval_cli(tmp_path / "served", ["--llm", f"openai:{NAME}", "--base-url", f"http://127.0.0.1:{port}/v1"])
     assert remote.returncode == 0, remote.stderr
     (a,), (b,) = stored(tmp_path / "local"), stored(tmp_path / "served")
@@ -187,7 +193,7 @@ def test_a_server_killed_mid_run_stops_it_with_finished_episodes_kept_and_the_re
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "pddlworlds.cli", "eval", "--agents", "standard", "--domains", "blocksworld",
                "--max-steps", "4", "--workers", "1", "--out", str(out), "--no-progress", "--no-report", *url]
-    with served(port) as server:
+    with served(port, "--threads", str(THREADS)) as server:
         proc = subprocess.Popen(
             [*command, "--seeds", "0-2"], env=source_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -201,7 +207,7 @@ def test_a_server_killed_mid_run_stops_it_with_finished_episodes_kept_and_the_re
     kept = stored(out)
     assert proc.returncode == 1 and "went away" in err and 1 <= len(kept) < 3, err
     assert not any(x.get("error") for x in kept)  # the episode cut short is not stored as played
-    with served(port):
+    with served(port, "--threads", str(THREADS)):
         resumed = subprocess.run(
             [*command, "--seeds", "0-2"], env=source_env(), capture_output=True, text=True, timeout=600, check=False
         )
