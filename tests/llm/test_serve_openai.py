@@ -40,6 +40,8 @@ NAME = "pddlworlds-openai-test"
 KEY = "openai-test-key"
 N_CTX = 8192
 PROMPT = "Blocks b1 and b2 are on the table. The goal is to put b1 on b2.\nAction:"
+#: The same game, for comparing routes: its greedy reply holds whatever the cache held before (PROMPT's does not)
+ROUTE_PROMPT = "b2 is on b1. b1 is on the table. The goal: b1 is on b2.\nAction:"
 #: Put before the prompt to score, so that its tokens fill more than one of the server's echo batches.
 SCENE = "b3 is on b4. b4 is on the table. b5 is clear. Your hand is empty. "
 LIKELY, UNLIKELY = " stack b1 on b2", " purple elephants sing loudly"
@@ -196,19 +198,21 @@ def test_responses_are_the_chat_replies_in_the_responses_shape(server: Served) -
     """Text in, text out: `instructions` and an input text, or message items with `input_text` parts, give
     the chat route's reply as `output_text`, usage included; a reply cut by `max_output_tokens` is
     "incomplete"; tools are refused in one line."""
-    messages = [{"role": "system", "content": "You play Blocksworld."}, {"role": "user", "content": PROMPT}]
-    # First the prompt into the server's cache, so that the three calls compared below evaluate it alike: a
-    # prompt that reuses part of an earlier one's cache is evaluated in other batches, and llama.cpp's
-    # floating point then differs enough to change a near-tie in the greedy reply
-    server.client.chat.completions.create(model=NAME, max_tokens=1, messages=messages)
+    # A prompt whose greedy reply is no near-tie: PROMPT's first token is one ("Move" / "1."), and which of the
+    # two a call writes depends on how much of the prompt came from the server's cache (llama.cpp's floating
+    # point differs with the batches a prompt is evaluated in), not on the route
+    prompt = ROUTE_PROMPT
+    messages = [{"role": "system", "content": "You play Blocksworld."}, {"role": "user", "content": prompt}]
     chat = server.client.chat.completions.create(model=NAME, max_tokens=8, messages=messages)
-    reply = server.client.responses.create(model=NAME, instructions="You play Blocksworld.", input=PROMPT,
+    reply = server.client.responses.create(model=NAME, instructions="You play Blocksworld.", input=prompt,
                                            max_output_tokens=8)
     items = server.client.responses.create(model=NAME, max_output_tokens=8, input=[
         {"role": "developer", "content": "You play Blocksworld."},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": PROMPT}]}])
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}])
     text = chat.choices[0].message.content
-    assert reply.output_text == items.output_text == text and reply.output[0].content[0].text == text
+    assert reply.output_text == text, ("instructions and input", reply.output_text, text)
+    assert items.output_text == text, ("message items", items.output_text, text)
+    assert reply.output[0].content[0].text == text
     assert reply.usage.input_tokens == chat.usage.prompt_tokens
     assert reply.usage.output_tokens == chat.usage.completion_tokens
     if chat.choices[0].finish_reason == "length":
