@@ -122,9 +122,8 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
 
 def test_the_embedded_model_plays_its_shipped_pair_unless_a_run_asks_for_something_else(tmp_path: Path) -> None:
     """With nothing said, the embedded model plays state-choice-diffs with the adapter trained in it (df1);
-    a setting,
-    an adapter, a model, a profile or a prompt file of your own, or agents that play no model, keep the
-    free setting (and the free setting's adapter) as before."""
+    a setting, an adapter, a model, a profile or a prompt file of your own, or agents that play no model,
+    keep the free setting (and the free setting's adapter) as before."""
     from pddlworlds.llm import SHIPPED_ADAPTERS, shipped_adapter_path
 
     plan = _plan()

@@ -9,6 +9,7 @@ per test, one llama.cpp thread on both sides.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -85,10 +86,10 @@ def eval_cli(out: Path, llm: list[str], *extra: str, one_core: bool = False) -> 
     takes one llama.cpp thread (`host.default_threads`), as a server started with `--threads 1` does."""
     argv = ["eval", "--agents", "standard", "--domains", "blocksworld", "--max-steps", "3", "--workers", "1"]
     argv += ["--out", str(out), "--no-progress", "--no-report", *llm, *extra]
-    core = max(os.sched_getaffinity(0))
+    pin = functools.partial(os.sched_setaffinity, 0, {max(os.sched_getaffinity(0))}) if one_core else None
     return subprocess.run(
         [sys.executable, "-m", "pddlworlds.cli", *argv], env=source_env(), capture_output=True, text=True,
-        timeout=600, check=False, preexec_fn=(lambda: os.sched_setaffinity(0, {core})) if one_core else None,
+        timeout=600, check=False, preexec_fn=pin,
     )
 
 
@@ -141,7 +142,7 @@ def test_same_greedy_replies_and_token_counts() -> None:
 
 def test_eval_through_the_server_matches_in_process(tmp_path: Path) -> None:
     """The same episode in process and through `pddlworlds serve`, in the free setting (a served model writes
-    its actions; the embedded model plays state-choice unless told)."""
+    its actions; the embedded model plays state-choice-diffs unless told)."""
     port = free_port()
     # one llama.cpp thread on each side: two threads beside the other test worker's work stall each other
     with served(port, "--threads", str(THREADS), ready=False) as server:  # it loads while the embedded eval plays

@@ -40,8 +40,6 @@ NAME = "pddlworlds-openai-test"
 KEY = "openai-test-key"
 N_CTX = 8192
 PROMPT = "Blocks b1 and b2 are on the table. The goal is to put b1 on b2.\nAction:"
-#: The same game, for comparing routes: its greedy reply holds whatever the cache held before (PROMPT's does not)
-ROUTE_PROMPT = "b2 is on b1. b1 is on the table. The goal: b1 is on b2.\nAction:"
 #: Put before the prompt to score, so that its tokens fill more than one of the server's echo batches.
 SCENE = "b3 is on b4. b4 is on the table. b5 is clear. Your hand is empty. "
 LIKELY, UNLIKELY = " stack b1 on b2", " purple elephants sing loudly"
@@ -196,27 +194,28 @@ def test_embeddings_are_unit_vectors_near_for_near_texts(server: Served) -> None
 
 def test_responses_are_the_chat_replies_in_the_responses_shape(server: Served) -> None:
     """Text in, text out: `instructions` and an input text, or message items with `input_text` parts, give
-    the chat route's reply as `output_text`, usage included; a reply cut by `max_output_tokens` is
+    the chat route's reply as `output_text` (whole, each evaluated afresh: `cache_prompt: false`), usage included; a reply cut by `max_output_tokens` is
     "incomplete"; tools are refused in one line."""
-    # A prompt whose action line is no near-tie: PROMPT's first token is one ("Move" / "1."), and which of the
-    # two a call writes depends on how much of the prompt came from the server's cache (llama.cpp's floating
-    # point differs with the batches a prompt is evaluated in), not on the route
-    prompt = ROUTE_PROMPT
-    messages = [{"role": "system", "content": "You play Blocksworld."}, {"role": "user", "content": prompt}]
-    chat = server.client.chat.completions.create(model=NAME, max_tokens=8, messages=messages)
-    reply = server.client.responses.create(model=NAME, instructions="You play Blocksworld.", input=prompt,
-                                           max_output_tokens=8)
-    items = server.client.responses.create(model=NAME, max_output_tokens=8, input=[
+    # PROMPT's greedy first token is a near-tie ("Move" / "1."): a call that reuses part of it from the cache
+    # evaluates the rest in other batches, and the last bits of the sums decide. `cache_prompt: false`
+    # (llama.cpp server's field) evaluates every prompt afresh, so the routes' whole replies compare; the
+    # warm call between the first two would flip the near-tie for a route that ignored the field.
+    fresh = {"cache_prompt": False}
+    messages = [{"role": "system", "content": "You play Blocksworld."}, {"role": "user", "content": PROMPT}]
+    chat = server.client.chat.completions.create(model=NAME, max_tokens=8, messages=messages, extra_body=fresh)
+    server.client.chat.completions.create(model=NAME, max_tokens=8, messages=messages)
+    reply = server.client.responses.create(model=NAME, instructions="You play Blocksworld.", input=PROMPT,
+                                           max_output_tokens=8, extra_body=fresh)
+    items = server.client.responses.create(model=NAME, max_output_tokens=8, extra_body=fresh, input=[
         {"role": "developer", "content": "You play Blocksworld."},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}])
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": PROMPT}]}])
     text = chat.choices[0].message.content
-    # the action line is compared: the words after it are near-ties too ("Reward" / "Result", a clean-clone run)
-    def action(reply_text: str) -> str:
-        return next((line for line in reply_text.split("\n") if line.strip()), "")
-
-    assert action(text), text
-    assert action(reply.output_text) == action(text), ("instructions and input", reply.output_text, text)
-    assert action(items.output_text) == action(text), ("message items", items.output_text, text)
+    assert text.strip(), text
+    assert reply.output_text == text, ("instructions and input", reply.output_text, text)
+    assert items.output_text == text, ("message items", items.output_text, text)
+    plain = [server.client.completions.create(model=NAME, prompt=PROMPT, max_tokens=8, **cache).choices[0].text
+             for cache in ({"extra_body": fresh}, {}, {"extra_body": fresh})]
+    assert plain[0] == plain[2], ("completions, evaluated afresh twice", plain)
     assert reply.output[0].content[0].text == reply.output_text
     assert reply.usage.input_tokens == chat.usage.prompt_tokens
     assert reply.usage.output_tokens == chat.usage.completion_tokens

@@ -53,6 +53,19 @@ def test_a_plain_request_is_read_as_the_in_process_backend_takes_it() -> None:
     assert parse_count({"input": "quotes <eos> as text"}) == "quotes <eos> as text"
 
 
+def test_cache_prompt_false_asks_for_a_fresh_evaluation_on_every_generating_route() -> None:
+    """llama.cpp server's `cache_prompt`: absent or true reuses the cache, false evaluates afresh."""
+    assert parse_chat({"messages": [USER]}).cache_prompt is True
+    assert parse_chat({"messages": [USER], "cache_prompt": False}).cache_prompt is False
+    assert parse_completion({"prompt": "a", "cache_prompt": False}).cache_prompt is False
+    assert parse_completion({"prompt": "a", "cache_prompt": True}).cache_prompt is True
+    assert parse_responses({"input": "a", "cache_prompt": False}).cache_prompt is False
+    for parse, body in ((parse_chat, {"messages": [USER]}), (parse_completion, {"prompt": "a"}),
+                        (parse_responses, {"input": "a"})):
+        error = refusal(400, "cache_prompt must be true or false, not a number", parse, {**body, "cache_prompt": 0})
+        assert error.param == "cache_prompt"
+
+
 def test_a_developer_message_is_a_system_message() -> None:
     """Current OpenAI clients send the system prompt with the role "developer"."""
     call = parse_chat({"messages": [{"role": "developer", "content": "Play."}, USER]})

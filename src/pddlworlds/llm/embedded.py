@@ -257,9 +257,13 @@ class EmbeddedLLM:
         stop: Sequence[str] = (),
         temperature: float = 0.0,
         cancel: threading.Event | None = None,
+        cache_prompt: bool = True,
     ) -> Completion:
         """The model's reply. Setting `cancel` (from another thread) ends the call soon, during prompt
-        evaluation or generation, with the error "cancelled" (`pddlworlds serve`: a client gone, a stop)."""
+        evaluation or generation, with the error "cancelled" (`pddlworlds serve`: a client gone, a stop).
+        `cache_prompt=False` evaluates the whole prompt afresh: the greedy reply is then the same whatever
+        earlier calls left in the cache (a reused prefix was evaluated in other batches, whose sums differ in
+        the last bits and can flip a near-tie)."""
         # The format's markers are control tokens; the messages' text never is (`tokenising`).
         pieces = self._pieces(messages)
         start = time.perf_counter()
@@ -284,6 +288,8 @@ class EmbeddedLLM:
             if abort.requested:
                 return Completion("", len(tokens), 0, time.perf_counter() - start, error="cancelled")
             cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
+            if not cache_prompt:
+                self._llama.n_tokens, cached = 0, 0  # the live state stays saved for later calls
             try:
                 result = self._llama.create_completion(
                     tokens,

@@ -184,7 +184,7 @@ class ServedModel:
     def _chat_call(self, call: ChatCall, cancel: threading.Event) -> Completion:
         try:
             return self.llm.chat(call.messages, max_tokens=call.max_tokens or self.llm.n_ctx, stop=call.stop,
-                                 temperature=call.temperature, cancel=cancel)
+                                 temperature=call.temperature, cancel=cancel, cache_prompt=call.cache_prompt)
         except ValueError as exc:  # the prompt format cannot place a message (Gemma's: a system one past the first)
             raise RequestError(400, f"the messages do not fit the model's prompt format: {exc}", "messages") from None
 
@@ -193,7 +193,7 @@ class ServedModel:
         for prompt in call.prompts:
             replies.append(complete(self.llm, prompt, max_tokens=call.max_tokens, stop=call.stop,
                                     temperature=call.temperature, logprobs=call.logprobs, echo=call.echo,
-                                    cancel=cancel))
+                                    cancel=cancel, cache_prompt=call.cache_prompt))
             if replies[-1].error is not None:
                 break
         return replies

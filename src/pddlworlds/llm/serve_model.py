@@ -54,10 +54,12 @@ def _too_long(message: str, param: str) -> RequestError:
 
 
 def complete(llm: EmbeddedLLM, prompt: str, *, max_tokens: int, stop: list[str], temperature: float,
-             logprobs: int | None, echo: bool, cancel: threading.Event | None = None) -> TextReply:
+             logprobs: int | None, echo: bool, cancel: threading.Event | None = None,
+             cache_prompt: bool = True) -> TextReply:
     """`prompt` continued by at most `max_tokens` tokens (fewer at a stop sequence, the end of text or the
     context's end), with `logprobs` likeliest tokens per position when not None, the prompt first when
-    `echo`. A prompt that leaves no room is a `RequestError`; `cancel` ends the call soon."""
+    `echo`. A prompt that leaves no room is a `RequestError`; `cancel` ends the call soon; `cache_prompt=False`
+    evaluates the prompt afresh (`EmbeddedLLM.chat`)."""
     with llm.locked() as llama, abortable(llama, cancel) as abort:
         tokens = tokenize_pieces(llama, [(prompt, False)])
         room = llm.n_ctx - len(tokens)
@@ -68,6 +70,8 @@ def complete(llm: EmbeddedLLM, prompt: str, *, max_tokens: int, stop: list[str],
         if abort.requested:
             return TextReply("", len(tokens), 0, "stop", error="cancelled")
         llm.prompt_states.prepare(llama, tokens, llm.cache_owner)
+        if not cache_prompt:
+            llama.n_tokens = 0
         try:
             echoed = prompt_logprobs(llama, tokens, logprobs) if echo and logprobs is not None else []
             made = _generate(llama, tokens, min(max_tokens, room), stop, temperature, llm.seed, logprobs, abort)

@@ -64,6 +64,7 @@ class ChatCall:
     max_tokens: int | None
     stop: list[str]
     temperature: float
+    cache_prompt: bool = True
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class CompletionCall:
     temperature: float
     logprobs: int | None
     echo: bool
+    cache_prompt: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ def parse_chat(body: dict[str, Any]) -> ChatCall:
     turns = [_message(i, m) for i, m in enumerate(messages)]
     limits = [_positive_int(body, name) for name in ("max_completion_tokens", "max_tokens")]
     return ChatCall(turns, next((n for n in limits if n is not None), None), _stops(body.get("stop")),
-                    _temperature(body.get("temperature")))
+                    _temperature(body.get("temperature")), _cache_prompt(body))
 
 
 def parse_completion(body: dict[str, Any]) -> CompletionCall:
@@ -186,7 +188,7 @@ def parse_completion(body: dict[str, Any]) -> CompletionCall:
                            f"{_shown(logprobs)}", "logprobs")
     return CompletionCall(_texts(body, "prompt", allow_empty=True), COMPLETION_TOKENS if limit is None else limit,
                           _stops(body.get("stop")), _temperature(body.get("temperature")), logprobs,
-                          bool(body.get("echo")))
+                          bool(body.get("echo")), _cache_prompt(body))
 
 
 def parse_embeddings(body: dict[str, Any]) -> EmbeddingCall:
@@ -241,7 +243,8 @@ def parse_responses(body: dict[str, Any]) -> ChatCall:
     else:
         raise RequestError(400, f"input must be a text or a non-empty list of message items, not {_kind(given)}",
                            "input")
-    return ChatCall(messages, _positive_int(body, "max_output_tokens"), [], _temperature(body.get("temperature")))
+    return ChatCall(messages, _positive_int(body, "max_output_tokens"), [], _temperature(body.get("temperature")),
+                    _cache_prompt(body))
 
 
 def parse_count(body: dict[str, Any]) -> str:
@@ -261,6 +264,14 @@ def _common(body: dict[str, Any]) -> None:
     _check_type(body, "model", str)
     if body.get("n") not in (None, 1):
         raise RequestError(400, f"n must be 1 (one reply per request), not {_shown(body['n'])}", "n")
+
+
+def _cache_prompt(body: dict[str, Any]) -> bool:
+    """llama.cpp server's field: false evaluates the whole prompt afresh, so that a greedy reply does not
+    depend on what earlier requests left in the cache (evaluated in other batches, the sums differ in the
+    last bits and can flip a near-tie)."""
+    _check_type(body, "cache_prompt", bool)
+    return body.get("cache_prompt") is not False
 
 
 def _texts(body: dict[str, Any], name: str, allow_empty: bool) -> list[str]:
