@@ -101,6 +101,11 @@ def test_evicted_prompt_is_restored(embedded: EmbeddedLLM) -> None:
     assert cold.cached_tokens == 0
     assert back.cached_tokens == back.prompt_tokens - 1  # the last token is evaluated again
     assert back.text == cold.text
+    saved = len(embedded.prompt_states)
+    fresh = embedded.chat(first, max_tokens=2, cache_prompt=False)  # held live and saved, evaluated afresh
+    assert fresh.cached_tokens == 0 and fresh.text == cold.text
+    assert len(embedded.prompt_states) == saved  # the saved states stay for later calls
+    assert embedded.chat(first, max_tokens=2).cached_tokens == back.cached_tokens  # and the cache serves again
 
 
 @pytest.mark.embedded

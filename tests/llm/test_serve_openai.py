@@ -194,8 +194,8 @@ def test_embeddings_are_unit_vectors_near_for_near_texts(server: Served) -> None
 
 def test_responses_are_the_chat_replies_in_the_responses_shape(server: Served) -> None:
     """Text in, text out: `instructions` and an input text, or message items with `input_text` parts, give
-    the chat route's reply as `output_text` (whole, each evaluated afresh: `cache_prompt: false`), usage included; a reply cut by `max_output_tokens` is
-    "incomplete"; tools are refused in one line."""
+    the chat route's reply as `output_text` (whole, each evaluated afresh: `cache_prompt: false`), usage
+    included; a reply cut by `max_output_tokens` is "incomplete"; tools are refused in one line."""
     # PROMPT's greedy first token is a near-tie ("Move" / "1."): a call that reuses part of it from the cache
     # evaluates the rest in other batches, and the last bits of the sums decide. `cache_prompt: false`
     # (llama.cpp server's field) evaluates every prompt afresh, so the routes' whole replies compare; the

@@ -287,9 +287,7 @@ class EmbeddedLLM:
                 )
             if abort.requested:
                 return Completion("", len(tokens), 0, time.perf_counter() - start, error="cancelled")
-            cached = self._states.prepare(self._llama, tokens, self.cache_owner).cached_tokens
-            if not cache_prompt:
-                self._llama.n_tokens, cached = 0, 0  # the live state stays saved for later calls
+            cached = self._states.prepare(self._llama, tokens, self.cache_owner, reuse=cache_prompt).cached_tokens
             try:
                 result = self._llama.create_completion(
                     tokens,

@@ -88,19 +88,21 @@ class PromptStates:
         self.live_owner = None
         self.bytes = 0
 
-    def prepare(self, llama: Any, tokens: list[int], owner: str | None = None) -> CacheStats:
+    def prepare(self, llama: Any, tokens: list[int], owner: str | None = None, reuse: bool = True) -> CacheStats:
         """Before `llama` evaluates `tokens` for `owner`: save the live state if the call would discard much
         of it, restore `owner`'s saved state sharing the longest prefix if it beats the live one, and never
-        leave another owner's tokens for the call to reuse. Returns how many of `tokens` will not be
-        evaluated (llama-cpp-python re-evaluates the last one when all are cached)."""
+        leave another owner's tokens for the call to reuse. `reuse=False` leaves nothing to reuse (the whole
+        prompt is evaluated afresh, so its greedy reply does not depend on what was cached); the live state
+        is still saved for later calls. Returns how many of `tokens` will not be evaluated (llama-cpp-python
+        re-evaluates the last one when all are cached)."""
         query = np.asarray(tokens, dtype=np.intc)
         n_live = int(llama.n_tokens)
         live = np.asarray(llama.input_ids[:n_live], dtype=np.intc)
-        own_live = owner == self.live_owner
+        own_live = reuse and owner == self.live_owner
         live_prefix = common_prefix(live, query) if own_live else 0
         stats = CacheStats()
         best_key, best_prefix = None, live_prefix
-        for key, entry in self._entries.items():
+        for key, entry in self._entries.items() if reuse else ():
             shared = common_prefix(entry.tokens, query) if entry.owner == owner else 0
             if shared > best_prefix:
                 best_key, best_prefix = key, shared
@@ -113,7 +115,7 @@ class PromptStates:
         if entry is not None:
             stats.restored = _load(llama, entry, keep=min(best_prefix, len(query) - 1))
         elif not own_live:
-            llama.n_tokens = 0  # llama-cpp-python would reuse the shared start of another owner's prompt
+            llama.n_tokens = 0  # llama-cpp-python would reuse the shared start of another owner's (or any) prompt
         self.live_owner = owner
         reused = best_prefix if stats.restored else live_prefix
         stats.cached_tokens = min(reused, max(0, len(query) - 1))

@@ -69,9 +69,7 @@ def complete(llm: EmbeddedLLM, prompt: str, *, max_tokens: int, stop: list[str],
                             f"{len(tokens)} tokens{room_for_none}", "prompt")
         if abort.requested:
             return TextReply("", len(tokens), 0, "stop", error="cancelled")
-        llm.prompt_states.prepare(llama, tokens, llm.cache_owner)
-        if not cache_prompt:
-            llama.n_tokens = 0
+        llm.prompt_states.prepare(llama, tokens, llm.cache_owner, reuse=cache_prompt)
         try:
             echoed = prompt_logprobs(llama, tokens, logprobs) if echo and logprobs is not None else []
             made = _generate(llama, tokens, min(max_tokens, room), stop, temperature, llm.seed, logprobs, abort)
