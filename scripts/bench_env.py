@@ -20,6 +20,10 @@ Each comparison alternates PDDLGym and ours in `--repeats` rounds on the same fi
 best round, so both see the same machine load. Timings are wall-clock: compare ratios within one run.
 
     python scripts/bench_env.py [--steps 3000] [--seed 0] [--pddlgym-seconds 5] [--repeats 3] [--no-pddlgym]
+        [--domains NAME ...] [--split SPLIT] [--gym] [--every-problem]
+
+`--gym` steps ours through `gym.make` (its wrappers' checks included, as a Gymnasium user steps it); the
+catalogue's worlds run their public ladder's largest problem.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import math
 import os
 import random
 import shutil
@@ -35,7 +40,11 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import gymnasium as gym
+
+import pddlworlds  # noqa: F401 -- registers the ids
 from pddlworlds.env import PDDLTextEnv
+from pddlworlds.registration import env_id
 from pddlworlds.worlds.catalogue import domains
 from pddlworlds.worlds.pddl import ignore_normalisation_warnings
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
@@ -72,9 +81,10 @@ class Theirs:
     ours: tuple[float, float] | None = None
 
 
-def largest_problem(domain: str) -> tuple[str, int, int]:
-    """(problem, ground actions, atoms) of the domain's public problem with the most ground actions."""
-    env = PDDLTextEnv(domain=domain)
+def largest_problem(domain: str, split: str | None = None) -> tuple[str, int, int]:
+    """(problem, ground actions, atoms) of the split's problem (default: the world's default split, the public
+    problems or the public ladder) with the most ground actions."""
+    env = PDDLTextEnv(domain=domain, split=split)
     sizes = []
     for name in env.problem_names:
         world = env.world_of(name)
@@ -102,9 +112,22 @@ def record_walk(env: PDDLTextEnv, steps: int, seed: int) -> list[str | None]:
     return walk
 
 
-def engine_rate(env: PDDLTextEnv, steps: int, seed: int) -> float:
+def make_ours(domain: str, split: str | None, problem: str, through_gym: bool):
+    """Our environment on one problem: the class itself, or as `gym.make` builds it (its wrappers' checks
+    included, the way a Gymnasium user steps it), with no step budget to reset on."""
+    if through_gym:
+        return gym.make(env_id(domain), split=split, problem=problem, step_budget=math.inf)
+    return PDDLTextEnv(domain=domain, split=split, problem=problem, step_budget=math.inf)
+
+
+def listing(env):
+    """`valid_actions` of our environment, bare or wrapped by `gym.make`."""
+    return env.unwrapped.valid_actions
+
+
+def engine_rate(env, steps: int, seed: int) -> float:
     """(listing + apply + goal test) per second on the ground task, without any text: like PDDLGym's step."""
-    task = env.world.task
+    task = env.unwrapped.world.task
     rng = random.Random(seed)
     state, done = task.init, 0
     start = time.perf_counter()
@@ -120,15 +143,16 @@ def engine_rate(env: PDDLTextEnv, steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def text_rate(env: PDDLTextEnv, steps: int, seed: int) -> tuple[float, float]:
+def text_rate(env, steps: int, seed: int) -> tuple[float, float]:
     """(listing + step) per second through the environment in text, and its listing time in seconds."""
     rng = random.Random(seed)
     env.reset(seed=seed)
     list_time = step_time = 0.0
     done = 0
+    valid_actions = listing(env)
     while done < steps:
         start = time.perf_counter()
-        valid = env.valid_actions()
+        valid = valid_actions()
         listed = time.perf_counter()
         if not valid:
             env.reset()
@@ -145,9 +169,9 @@ def text_rate(env: PDDLTextEnv, steps: int, seed: int) -> tuple[float, float]:
     return steps / (list_time + step_time), list_time
 
 
-def bench_ours(domain: str, steps: int, seed: int, profile: str = DEFAULT_PROFILE) -> Ours:
-    problem, n_actions, n_atoms = largest_problem(domain)
-    env = PDDLTextEnv(domain=domain, problem=problem, profile=profile)
+def bench_ours(domain: str, steps: int, seed: int, profile: str = DEFAULT_PROFILE, split: str | None = None) -> Ours:
+    problem, n_actions, n_atoms = largest_problem(domain, split)
+    env = PDDLTextEnv(domain=domain, split=split, problem=problem, profile=profile, step_budget=math.inf)
     walk = record_walk(env, steps, seed)
 
     # 1. step alone, replaying the recorded texts
@@ -223,7 +247,7 @@ def pddlgym_rate(env, seconds: float, max_steps: int, seed: int) -> float:
     return count / elapsed if elapsed else float("nan")
 
 
-def alternated(theirs_env, ours_env: PDDLTextEnv | None, seconds: float, steps: int, seed: int,
+def alternated(theirs_env, ours_env, seconds: float, steps: int, seed: int,
                repeats: int) -> tuple[float, tuple[float, float] | None]:
     """PDDLGym's rate and ours (text, engine) on one problem, measured in `repeats` alternating rounds (each
     side a share of the time box and of the steps per round), the best round of each kept: on a loaded
@@ -239,20 +263,20 @@ def alternated(theirs_env, ours_env: PDDLTextEnv | None, seconds: float, steps: 
 
 
 def bench_pddlgym(pddlgym, domain: str, problem: str, seconds: float, steps: int, seed: int,
-                  repeats: int = 3) -> list[Theirs]:
+                  repeats: int = 3, split: str | None = None, through_gym: bool = False) -> list[Theirs]:
     from pddlgym.core import PDDLEnv
 
     out = []
     ours = domains()[domain]
     folder = tempfile.mkdtemp(prefix="bench-pddlgym-")
     try:
-        shutil.copy(ours.problem_file(problem), folder)
+        shutil.copy(ours.problem_file(problem, split or ours.default_split), folder)
         try:
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 options = {"operators_as_actions": True, "dynamic_action_space": True, "seed": seed}
                 env = PDDLEnv(str(ours.domain_file), folder, **options)
-                rate, mine = alternated(env, PDDLTextEnv(domain=domain, problem=problem), seconds, steps, seed,
+                rate, mine = alternated(env, make_ours(domain, split, problem, through_gym), seconds, steps, seed,
                                         repeats)
                 out.append(Theirs(f"same file {problem}", rate, ours=mine))
         except Exception as exc:  # noqa: BLE001  (its parser rejects some PDDL)
@@ -278,6 +302,53 @@ def bench_pddlgym(pddlgym, domain: str, problem: str, seconds: float, steps: int
         except Exception as exc:  # noqa: BLE001
             out.append(Theirs(f"its {counterpart}", None, f"failed ({type(exc).__name__}: {exc})"))
     return out
+
+
+def every_problem(pddlgym, domain: str, split: str | None, seconds: float, steps: int, seed: int,
+                  repeats: int) -> list[tuple[str, float | None, float | None, str]]:
+    """(problem, PDDLGym's rate, ours through gym.make, note) for every problem of the split: PDDLGym on a
+    folder holding that one file, ours in the same alternating rounds (`alternated`)."""
+    from pddlgym.core import PDDLEnv
+
+    found = domains()[domain]
+    split = split or found.default_split
+    rows = []
+    for problem in found.problems(split):
+        folder = tempfile.mkdtemp(prefix="bench-pddlgym-")
+        try:
+            shutil.copy(found.problem_file(problem, split), folder)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    env = PDDLEnv(str(found.domain_file), folder, operators_as_actions=True,
+                                  dynamic_action_space=True, seed=seed)
+                    rate, mine = alternated(env, make_ours(domain, split, problem, True), seconds, steps, seed,
+                                            repeats)
+                rows.append((problem, rate, mine[0] if mine else None, ""))
+            except Exception as exc:  # noqa: BLE001  (its parser rejects some PDDL)
+                rows.append((problem, None, None, f"PDDLGym cannot load it ({type(exc).__name__})"))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return rows
+
+
+def print_every_problem(results: dict[str, list[tuple[str, float | None, float | None, str]]]) -> None:
+    """Every problem's ratio, then a line a world: how many PDDLGym loads, and the least and median ratio."""
+    print(f"{'world':<14} {'problem':<18} {'PDDLGym/s':>10} {'ours/s':>9} {'ratio':>7}")
+    for world, rows in results.items():
+        for problem, rate, ours, note in rows:
+            if rate is None or ours is None:
+                print(f"{world:<14} {problem:<18} {note}")
+            else:
+                print(f"{world:<14} {problem:<18} {rate:>10.0f} {ours:>9.0f} {ours / rate:>6.1f}x")
+    print()
+    print(f"{'world':<14} {'loaded':>7} {'least':>8} {'median':>8}")
+    for world, rows in results.items():
+        ratios = sorted(ours / rate for _, rate, ours, _ in rows if rate and ours)
+        if ratios:
+            print(f"{world:<14} {len(ratios):>3}/{len(rows):<3} {ratios[0]:>7.1f}x {ratios[len(ratios) // 2]:>7.1f}x")
+        else:
+            print(f"{world:<14} {0:>3}/{len(rows):<3} PDDLGym loads none")
 
 
 def ours_on_file(domain_file: str, problem_file: str) -> PDDLTextEnv | None:
@@ -316,17 +387,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pddlgym", action="store_true", help="skip PDDLGym even if it is installed")
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all shipped)")
     parser.add_argument("--profile", default="pddlworlds", help="pddlworlds or agentboard")
+    parser.add_argument("--split", default=None,
+                        help="the split whose largest problem each domain runs (default: the world's own: "
+                             "AgentBoard's problems for the public four, the public ladder for the catalogue)")
+    parser.add_argument("--every-problem", action="store_true",
+                        help="every problem of the split against PDDLGym, through gym.make; a line a problem and "
+                             "a summary a world")
+    parser.add_argument("--gym", action="store_true",
+                        help="step ours through gym.make's wrappers against PDDLGym (as a Gymnasium user does)")
     args = parser.parse_args(argv)
     ignore_normalisation_warnings()
 
     names = args.domains or list(domains())
     pddlgym, why_not = (None, "skipped (--no-pddlgym)") if args.no_pddlgym else import_pddlgym()
+    if args.every_problem:
+        if pddlgym is None:
+            print(f"--every-problem compares with PDDLGym, which is not available: {why_not}")
+            return 1
+        print(f"Every problem of the split, PDDLGym against ours through gym.make (listing + step per second, "
+              f"best of {args.repeats} alternating rounds of at most {args.steps} steps or "
+              f"{args.pddlgym_seconds} s each; target 50x)")
+        print_every_problem({name: every_problem(pddlgym, name, args.split, args.pddlgym_seconds, args.steps,
+                                                 args.seed, args.repeats) for name in names})
+        return 0
 
     results: list[tuple[Ours, list[Theirs]]] = []
     for name in names:
-        ours = bench_ours(name, args.steps, args.seed, args.profile)
+        ours = bench_ours(name, args.steps, args.seed, args.profile, args.split)
         theirs = (
-            bench_pddlgym(pddlgym, name, ours.problem, args.pddlgym_seconds, args.steps, args.seed, args.repeats)
+            bench_pddlgym(pddlgym, name, ours.problem, args.pddlgym_seconds, args.steps, args.seed, args.repeats,
+                          args.split, args.gym)
             if pddlgym
             else []
         )

@@ -25,12 +25,14 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, problem_body
 from pddlworlds.agents.segments import segment_plan
 from pddlworlds.files import atomic_write
-from pddlworlds.generators import LEVELS, generate_problem
+from pddlworlds.generators import GENERATORS, LEVELS, generate_problem
+from pddlworlds.generators.ladders import draw_candidate, ladder_generators
 from pddlworlds.registration import make_env
 from pddlworlds.worlds.catalogue import Domain, domains
 from pddlworlds.worlds.search import shortest_plan
@@ -49,27 +51,39 @@ def split_bodies(domain: Domain) -> dict[str, str]:
     return out
 
 
-def choose_problem(domain: Domain, seed: int, folder: Path) -> tuple[Any, list[int], list[Any]]:
-    """(generated problem, plan, segments) of the first fitting problem outside every split."""
-    taken = split_bodies(domain)
-    for level in LEVELS[:2]:
+def candidates(domain: Domain, seed: int) -> Iterator[tuple[str, str]]:
+    """(name, text) of the problems to try, easy first: the four public worlds' levelled generator (easy and
+    medium), or a catalogue world's ladder generator (its bands' draws with this seed)."""
+    ladder = ladder_generators()
+    for level in LEVELS:  # the hard band only where the easier ones give no fitting problem (short plans)
         for index in range(1, 21):
-            generated = generate_problem(domain.name, level, index, seed=seed)
-            if problem_body(generated.text) in taken:
-                continue
-            path = folder / EXAMPLE_PROBLEM
-            atomic_write(path, f"; The in-context example's problem (scripts/make_examples.py --seed {seed}); in no split.\n"
-                         + generated.text)
-            env = make_env(domain.domain_file, path, text_file=domain.text_file, max_episode_steps=None)
-            env.reset()
-            world = env.unwrapped.world
-            plan = shortest_plan(world.task)
-            if plan is None or len(plan) > MAX_PLAN:
-                continue
-            segments = segment_plan(world, plan)
-            if len(segments) >= MIN_SUBGOALS:
-                return generated, plan, segments
-    raise SystemExit(f"{domain.name}: no generated problem with seed {seed} fits (>= {MIN_SUBGOALS} subgoals)")
+            if domain.name in GENERATORS and level != LEVELS[-1]:
+                generated = generate_problem(domain.name, level, index, seed=seed)
+                yield generated.name, generated.text
+            elif domain.name in ladder and domain.name not in GENERATORS:
+                drawn = draw_candidate(ladder[domain.name], level, index, seed)
+                yield f"{level}-candidate-{index}", drawn.text
+
+
+def fitting_problems(domain: Domain, seed: int, folder: Path) -> Iterator[tuple[str, list[int], list[Any]]]:
+    """(problem name, plan, segments) of each fitting generated problem outside every split, in turn; each is
+    written to `folder`'s example.pddl before it is yielded."""
+    taken = split_bodies(domain)
+    for name, text in candidates(domain, seed):
+        if problem_body(text) in taken:
+            continue
+        path = folder / EXAMPLE_PROBLEM
+        atomic_write(path, f"; The in-context example's problem (scripts/make_examples.py --seed {seed}); in no split.\n"
+                     + text)
+        env = make_env(domain.domain_file, path, text_file=domain.text_file, max_episode_steps=None)
+        env.reset()
+        world = env.unwrapped.world
+        plan = shortest_plan(world.task)
+        if plan is None or len(plan) > MAX_PLAN:
+            continue
+        segments = segment_plan(world, plan)
+        if len(segments) >= MIN_SUBGOALS:
+            yield name, plan, segments
 
 
 def failure_summary(action: str, observation: str) -> str:
@@ -134,13 +148,20 @@ def play(domain: Domain, path: Path, subgoals: list[dict[str, Any]]) -> dict[str
 
 
 def build(domain: Domain, seed: int, out: Path) -> str:
-    generated, plan, segments = choose_problem(domain, seed, out)
-    env = make_env(domain.domain_file, out / EXAMPLE_PROBLEM, text_file=domain.text_file, max_episode_steps=None)
-    env.reset()
-    subgoals = transcript(env.unwrapped.world, plan, segments)
+    for name, plan, segments in fitting_problems(domain, seed, out):
+        env = make_env(domain.domain_file, out / EXAMPLE_PROBLEM, text_file=domain.text_file, max_episode_steps=None)
+        env.reset()
+        try:
+            subgoals = transcript(env.unwrapped.world, plan, segments)
+        except StopIteration:  # no plan step is inapplicable early enough to show a detour: the next problem
+            continue
+        break
+    else:
+        raise SystemExit(f"{domain.name}: no generated problem with seed {seed} fits (>= {MIN_SUBGOALS} subgoals "
+                         "and a step to try too early)")
     body = play(domain, out / EXAMPLE_PROBLEM, subgoals)
     data = {
-        "source": f"{domain.name} generated {generated.name} seed {seed} (example.pddl; in no split)",
+        "source": f"{domain.name} generated {name} seed {seed} (example.pddl; in no split)",
         "problem_file": EXAMPLE_PROBLEM,
         "made_by": "scripts/make_examples.py",
         **body,

@@ -24,8 +24,9 @@ fi
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 .venv/bin/python -m pip install --quiet --upgrade pip
-# openenv, trl, inspect: the framework adapters' packages (none of them changes torch, transformers or peft)
-.venv/bin/python -m pip install --quiet -e ".[llm,server,dev,ray,train,openenv,trl,inspect]"
+# openenv, trl, inspect, verifiers, export: the framework adapters' packages (none of them changes torch,
+# transformers or peft)
+.venv/bin/python -m pip install --quiet -e ".[llm,server,dev,ray,train,openenv,trl,inspect,verifiers,export]"
 
 # pip's wheel cache does not key on CMAKE_ARGS, so a llama-cpp-python wheel built earlier with other flags
 # (a native build that crashes here, say) would be reused silently. Decode one token with the embedded

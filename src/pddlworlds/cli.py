@@ -9,6 +9,7 @@
     pddlworlds view RUN_DIR [...]        browse runs in one self-contained HTML page
     pddlworlds serve [--port 8000]       the embedded model behind an OpenAI-compatible server
     pddlworlds env-server [--port 8001]  pddlworlds episodes as an OpenEnv environment server
+    pddlworlds export --out F.jsonl      the expert's episodes as a dataset (JSON Lines, Parquet)
 """
 
 from __future__ import annotations
@@ -28,8 +29,17 @@ from .worlds.pddl import PDDLError, ignore_normalisation_warnings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .listing import file_rows, problem_rows
+    from .listing import file_rows, problem_rows, world_rows
     from .tables import Column, print_rows
+
+    if args.worlds or not (args.domain or args.split or args.domain_file or args.problem_files or args.problems):
+        columns = [Column(key, header) for key, header in (
+            ("world", "world"), ("title", "title"), ("kinds", "kinds"), ("origin", "origin"),
+            ("features", "features"))]
+        columns += [Column(key, header, "right") for key, header in (
+            ("public", "public"), ("ladder", "ladder e/m/h"), ("heldout", "held out e/m/h"), ("optima", "optima"))]
+        print_rows(world_rows(args.domains_root), columns, args.format, title="pddlworlds worlds")
+        return 0
 
     if args.problem_files and not args.domain_file:
         raise ValueError("--problem-files needs --domain-file (the domain those problems are of)")
@@ -56,7 +66,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .registration import make_domain_env
 
     domain = get_domain(args.domain, args.domains_root)
-    env = make_domain_env(domain.name, args.domains_root, split=args.split, max_episode_steps=args.max_steps)
+    env = make_domain_env(domain.name, args.domains_root, split=args.split, step_budget=args.max_steps)
     observation, info = env.reset(seed=args.seed, options={"problem": args.problem} if args.problem else None)
     print(f"{domain.name} / {info['problem']}  (optimal length: {info['optimal_length'] or 'unknown'})")
     print(info["goal"])
@@ -102,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pddlworlds", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("list", help="list domains and problems with their sizes")
+    p = sub.add_parser("list", help="list the worlds (a row each), or their problems with their sizes")
     p.add_argument("--domain", action="append", help="only this domain (repeatable)")
     p.add_argument("--split", help="only this split")
     p.add_argument("--ground", action="store_true", help="also ground each problem to count atoms and actions")
@@ -111,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--domain-file", default=None, metavar="FILE", help="list PDDL files of your own: this domain")
     p.add_argument("--problem-files", nargs="+", default=None, metavar="FILE",
                    help="with --domain-file: these problem files")
+    p.add_argument("--worlds", action="store_true",
+                   help="one row a world: id, card, problems per band (what plain `list` shows)")
+    p.add_argument("--problems", action="store_true", help="every problem of every world (with no other filter)")
     add_format_option(p, "the problems")
     p.set_defaults(func=cmd_list)
 
@@ -119,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--problem", help="problem name (default: picked by --seed)")
     p.add_argument("--split", default=DEFAULT_SPLIT)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS)
+    p.add_argument("--max-steps", type=int, default=None,
+                   help=f"step budget (default: the problem's own, {DEFAULT_MAX_EPISODE_STEPS} or a ladder band's)")
     p.add_argument("--domains-root", default=None, metavar="DIR",
                    help="DOMAIN is a folder of DIR (laid out as pddl_domains/), not a shipped domain")
     p.set_defaults(func=cmd_play)

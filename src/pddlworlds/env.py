@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict
@@ -11,8 +12,9 @@ from gymnasium import spaces
 
 from .text_spaces import ObservationText, SharedTexts
 from .unsolvable.claim import CLAIM_OBSERVATION, IMPOSSIBLE_ACTION, is_claim, list_with_claim
-from .worlds.catalogue import DEFAULT_SPLIT, Domain, get_domain, load_task
+from .worlds.catalogue import Domain, get_domain, load_task
 from .worlds.grounding import MAX_ATOMS, MAX_EXPLORED, MAX_GROUND_ACTIONS
+from .worlds.ladder import step_budget
 from .worlds.pddl import MAX_PDDL_BYTES, LiftedTask, PDDLError
 from .worlds.profiles import DEFAULT_PROFILE, OWN_TEXT_FILE, get_profile
 from .worlds.text import CHARSET, OBSERVATION_MODES
@@ -101,8 +103,12 @@ class StepInfo(_ListingInfo):
     action: str | None
     #: Why the text was invalid ("unknown_verb", "wrong_arity", "precondition", ...), else None.
     error: str | None
-    #: Length of the stored optimal plan of this problem, None if unknown.
+    #: Length of the stored optimal plan of this problem, None if unknown: the shortest plan's, also on a
+    #: domain with action costs (where the cheapest plan may be longer).
     optimal_length: int | None
+    #: On a domain with action costs, the cost of the stored cheapest plan (proven optimal); None without
+    #: action costs (a plan's cost is then its length) or when unknown.
+    optimal_cost: int | None
     #: The profile the environment plays by ("pddlworlds" or "agentboard").
     profile: str
     #: False when a stored proof says no plan exists, True when a plan is stored, None if unknown.
@@ -110,6 +116,9 @@ class StepInfo(_ListingInfo):
     #: What the actions applied this episode cost in all: their `total-cost` increases in a domain with
     #: action costs (`:metric minimize (total-cost)`), else one per applied action.
     cost: int
+    #: Steps this episode gets before the environment truncates it: `step_budget` when given, else the
+    #: problem's own (a ladder band's, 30 elsewhere: `worlds.ladder.step_budget`); None: no limit.
+    step_budget: int | None
 
 
 class PDDLTextEnv(gym.Env[str, str]):
@@ -150,14 +159,18 @@ class PDDLTextEnv(gym.Env[str, str]):
     and 0.0 otherwise, so the return is the episode's success (the sparse reward of RL setups).
 
     ## Episode End
-    Terminated when the goal holds; truncated by the registration's `TimeLimit` (30 steps by default,
-    `gym.make(id, max_episode_steps=N)` to change it).
+    Terminated when the goal holds. Truncated by the environment itself once the episode's step budget is
+    spent: `step_budget` when given (`math.inf`: never), else the problem's own, 30 steps (AgentBoard's), or
+    on a ladder problem its band's (easy 30, medium 50, hard 80: `worlds.ladder.BANDS`); `info["step_budget"]`
+    says it. (`gym.make(id, max_episode_steps=N)` adds Gymnasium's `TimeLimit` on top, which can only
+    shorten an episode: give `step_budget=N` for a longer one.)
 
     ## Information
     `domain`, `split`, `problem`, `goal` (text), `step`, `progress`, `success`, `action_valid`,
     `action_kind` ("action", "invalid", "check valid actions", "look around"), `action` (the canonical text
-    of the parsed action or None), `error` (why it was invalid), `optimal_length` (from the stored plans,
-    None if unknown), `profile`, `solvable` (False when a stored proof says no plan exists, True with a
+    of the parsed action or None), `error` (why it was invalid), `optimal_length` (the shortest plan's, from
+    the stored plans, None if unknown), `optimal_cost` (the cheapest plan's cost where the domain has action
+    costs, else None), `profile`, `solvable` (False when a stored proof says no plan exists, True with a
     stored plan, None if unknown), `cost` (the actions' total cost so far) and, after `check valid actions`,
     `valid_actions`; with
     `allow_impossible` also `claimed_impossible`: see `StepInfo`.
@@ -165,7 +178,8 @@ class PDDLTextEnv(gym.Env[str, str]):
     ## Arguments
     `render_mode` ("ansi" or "human"), `domain` (a domain's name: a shipped one, or with `domains_root`
     one of the domain folders under that folder, laid out as `pddl_domains/`; stored optimal lengths and
-    proofs are the shipped domains' only), `split` (default "agentboard"),
+    proofs are the shipped domains' only), `split` (default "agentboard" where the world has it, else
+    "ladder"), `step_budget` (steps before the environment truncates; default: the problem's own budget),
     `problem` (fix one problem), `observation_mode` ("full", "fluents" or "changes"), `allow_impossible` (offer the
     `impossible` action), or for PDDL of your own
     `domain_file`, `problem_files` and optionally `text_file` (see `pddlworlds.make_env`; without it, the
@@ -190,7 +204,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         *,
         domain: str | None = None,
         domains_root: str | Path | None = None,
-        split: str = DEFAULT_SPLIT,
+        split: str | None = None,
         problem: str | None = None,
         observation_mode: str | None = None,
         domain_file: str | Path | None = None,
@@ -203,8 +217,14 @@ class PDDLTextEnv(gym.Env[str, str]):
         profile: str = DEFAULT_PROFILE,
         allow_impossible: bool = False,
         reward: str = "progress",
+        step_budget: int | float | None = None,
     ):
         self.profile = get_profile(profile)
+        if step_budget is not None and step_budget != math.inf and (
+                isinstance(step_budget, bool) or not isinstance(step_budget, int) or step_budget < 1):
+            raise ValueError(f"step_budget must be a whole number of steps >= 1 (or math.inf), not {step_budget!r}")
+        #: The budget asked for (None: each problem's own; `math.inf`: no limit).
+        self.step_budget_given = step_budget
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         self.reward_mode = reward
@@ -219,6 +239,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         if domain is not None:
             catalogue_domain: Domain | None = get_domain(domain, domains_root)
             self.domain_name = catalogue_domain.name
+            split = split if split is not None else catalogue_domain.default_split
             self.split = split
             names = catalogue_domain.problems(split)
             files = {n: catalogue_domain.problem_file(n, split) for n in names}
@@ -254,6 +275,8 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._tasks: dict[str, LiftedTask] = {}
         self._worlds: dict[str, World] = {}
         self._optimal_lengths: dict[str, int] | None = None
+        self._optimal_costs: dict[str, int] | None = None
+        self._started = False  # `step` before the first `reset` is refused (the state is not set up)
         self._solvable_known: dict[str, bool | None] = {}
 
         first = self.world_of(problem or names[0])
@@ -271,6 +294,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._best = 0.0
         self._paid = 0.0  # reward paid so far this episode (`_pay`); the first step pays the initial progress
         self._solved_at_reset = False
+        self._budget: int | None = None
         self._last_observation = ""
         self.allow_impossible = bool(allow_impossible)
         self._claimed = False
@@ -310,6 +334,13 @@ class PDDLTextEnv(gym.Env[str, str]):
             self._optimal_lengths = optimal_lengths(self.domain_name, self.split) if self.shipped else {}
         return self._optimal_lengths.get(problem)
 
+    def _optimal_cost(self, problem: str) -> int | None:
+        if self._optimal_costs is None:
+            from .artefacts.plans import optimal_costs
+
+            self._optimal_costs = optimal_costs(self.domain_name, self.split) if self.shipped else {}
+        return self._optimal_costs.get(problem)
+
     # ---- the Gymnasium API -------------------------------------------------------------------
 
     def reset(
@@ -332,8 +363,14 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._best = self.world.task.progress(self.state) if self.profile.credits_initial_progress else 0.0
         self._paid = 0.0
         self._cost = 0
+        self._started = True
         self._solved_at_reset = self.world.task.is_goal(self.state)
         self._claimed = False
+        given = self.step_budget_given
+        self._budget = step_budget(self.split, name) if given is None else (None if given == math.inf else int(given))
+        # what every step's info repeats about the problem, looked up once an episode
+        self._known = (self.world.goal_text(), self._optimal_length(name), self._optimal_cost(name),
+                       self._solvable(name))
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -342,6 +379,9 @@ class PDDLTextEnv(gym.Env[str, str]):
         return observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, StepInfo]:
+        if not self._started:
+            raise gym.error.ResetNeeded("Cannot call step() before reset(): reset the environment first "
+                                        "(env.reset(), or env.reset(options={'problem': name}))")
         if self._solved_at_reset:
             return self._step_solved_at_reset()
         text = action if isinstance(action, str) else str(action)
@@ -365,7 +405,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         terminated = bool(self.world.task.is_goal(self.state))
         if self.render_mode == "human":
             self.render()
-        return outcome.observation, float(reward), terminated, False, info
+        return outcome.observation, float(reward), terminated, self._spent(), info
 
     def _step_solved_at_reset(self) -> tuple[str, float, bool, bool, StepInfo]:
         """The goal held at reset, so the episode was over before it began: a step changes nothing and
@@ -377,7 +417,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         info = self._info(valid=True, kind=SOLVED_AT_RESET, action=None, error=None)
         if self.render_mode == "human":
             self.render()
-        return GOAL_HELD_AT_RESET, float(reward), True, False, info
+        return GOAL_HELD_AT_RESET, float(reward), True, self._spent(), info
 
     def _claim_impossible(self) -> tuple[str, float, bool, bool, StepInfo]:
         """End the episode on the agent's word; only an unsolvable problem counts it as solved."""
@@ -390,7 +430,12 @@ class PDDLTextEnv(gym.Env[str, str]):
         info = self._info(True, IMPOSSIBLE_ACTION, IMPOSSIBLE_ACTION, None)
         if self.render_mode == "human":
             self.render()
-        return CLAIM_OBSERVATION, float(reward), True, False, info
+        return CLAIM_OBSERVATION, float(reward), True, self._spent(), info
+
+    def _spent(self) -> bool:
+        """Whether the step budget is spent (truncated), whatever else the step did, as Gymnasium's
+        `TimeLimit` says it."""
+        return self._budget is not None and self._step >= self._budget
 
     def _pay(self) -> float:
         """The reward of the step just taken: what the episode has earned so far (its best progress, or
@@ -400,12 +445,12 @@ class PDDLTextEnv(gym.Env[str, str]):
         return reward
 
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
-        extra = {"claimed_impossible": self._claimed} if self.allow_impossible else {}
-        return {
+        goal, optimal_length, optimal_cost, solvable = self._known
+        info: StepInfo = {
             "domain": self.domain_name,
             "split": self.split,
             "problem": self.world.name,
-            "goal": self.world.goal_text(),
+            "goal": goal,
             "step": self._step,
             "progress": self._best,
             "success": self._best >= 1.0,
@@ -413,12 +458,16 @@ class PDDLTextEnv(gym.Env[str, str]):
             "action_kind": kind,
             "action": action,
             "error": error,
-            "optimal_length": self._optimal_length(self.world.name),
+            "optimal_length": optimal_length,
+            "optimal_cost": optimal_cost,
             "profile": self.profile.name,
-            "solvable": self._solvable(self.world.name),
+            "solvable": solvable,
             "cost": self._cost,
-            **extra,
+            "step_budget": self._budget,
         }
+        if self.allow_impossible:
+            info["claimed_impossible"] = self._claimed
+        return info
 
     @property
     def action_costs(self) -> bool:

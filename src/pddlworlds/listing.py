@@ -6,6 +6,7 @@
     rows = problem_rows(["blocksworld"], split="agentboard")   # [{"domain": "blocksworld", ...}, ...]
     rows = problem_rows(domains_root="my_domains")              # the domain folders of one's own
     rows = file_rows("domain.pddl", ["p01.pddl", "p02.pddl"])   # PDDL files
+    rows = world_rows()                                         # one row a world: its id, card and ladder
 
 Stored optimal lengths and proofs are the shipped domains' only: a domain of one's own (even of a shipped
 domain's name) shows none ("?" solvable).
@@ -18,13 +19,56 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
-from .artefacts.plans import optimal_lengths
+from .artefacts.plans import optimal_costs, optimal_lengths
 from .artefacts.proofs import solvable_text
-from .worlds.catalogue import domains, get_domain, load_task
+from .worlds.catalogue import AGENTBOARD_SPLIT, domains, get_domain, load_task
 from .worlds.grounding import ground
+from .worlds.ladder import BANDS, HELDOUT_SPLIT, LADDER_SPLIT, band_of_problem
 from .worlds.pddl import LiftedTask
 
-__all__ = ["ProblemRow", "file_rows", "problem_rows"]
+__all__ = ["ProblemRow", "WorldRow", "file_rows", "problem_rows", "world_rows"]
+
+
+class WorldRow(TypedDict):
+    """One world: its registered id, what its card says, and its problems. `ladder` and `heldout` count the
+    problems per band ("10/10/10": easy/medium/hard); `optima` is the range of the ladder's proven optima
+    (cost on a domain with action costs, else length); `public` counts AgentBoard's problems (the four)."""
+
+    world: str
+    id: str
+    title: str
+    kinds: str
+    origin: str
+    features: str
+    public: int
+    ladder: str
+    heldout: str
+    optima: str
+
+
+def world_rows(domains_root: str | os.PathLike | None = None) -> list[WorldRow]:
+    """A row for every world (shipped, or the folders under `domains_root`), in name order."""
+    rows: list[WorldRow] = []
+    for name, domain in domains(domains_root).items():
+        card = domain.card
+        splits = domain.splits()
+
+        def bands(split: str) -> str:
+            if split not in splits:
+                return "-"
+            names = domain.problems(split)
+            return "/".join(str(sum(band_of_problem(p) == band for p in names)) for band in BANDS)
+
+        optima = {**optimal_lengths(name, LADDER_SPLIT), **optimal_costs(name, LADDER_SPLIT)}
+        rows.append(WorldRow(
+            world=name, id=f"pddlworlds/{name.capitalize()}-v0", title=card.title if card else name,
+            kinds=", ".join(card.kinds) if card else "", origin=card.origin if card else "",
+            features=", ".join(card.features) if card else "",
+            public=len(domain.problems(AGENTBOARD_SPLIT)) if AGENTBOARD_SPLIT in splits else 0,
+            ladder=bands(LADDER_SPLIT), heldout=bands(HELDOUT_SPLIT),
+            optima=f"{min(optima.values())}-{max(optima.values())}" if optima and domains_root is None else "-",
+        ))
+    return rows
 
 
 class ProblemRow(TypedDict):

@@ -145,7 +145,8 @@ class EpisodeRecord:
             success=bool(last_info["success"]), progress=float(last_info["progress"]), steps=int(last_info["step"]),
             optimal_length=info.get("optimal_length"), run_time_s=run_time_s, goal=info["goal"],
             initial_observation=observation, trajectory=trajectory, solvable=info.get("solvable"),
-            claimed_impossible=bool(last_info.get("claimed_impossible", False)), cost=cost, **extra,
+            claimed_impossible=bool(last_info.get("claimed_impossible", False)), cost=cost,
+            optimal_cost=info.get("optimal_cost") if costed else None, **extra,
         )
 
     def to_dict(self) -> dict[str, Any]:

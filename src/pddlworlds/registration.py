@@ -8,12 +8,12 @@ never imported pddlworlds.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
-from gymnasium.wrappers import TimeLimit
 
 from .worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, domains
 from .worlds.profiles import DEFAULT_PROFILE
@@ -46,16 +46,12 @@ def register_envs() -> list[str]:
     for name in domains():
         id_ = env_id(name)
         if id_ not in gym.registry:
-            gym.register(
-                id=id_,
-                entry_point=ENTRY_POINT,
-                kwargs={"domain": name},
-                max_episode_steps=DEFAULT_MAX_EPISODE_STEPS,
-            )
+            # no `TimeLimit`: the environment truncates at each problem's own budget (30 steps, or a ladder
+            # band's), which a wrapper's fixed limit could not follow
+            gym.register(id=id_, entry_point=ENTRY_POINT, kwargs={"domain": name}, max_episode_steps=None)
         ids.append(id_)
     if FILES_ID not in gym.registry:
-        gym.register(id=FILES_ID, entry_point="pddlworlds.registration:files_env",
-                     max_episode_steps=DEFAULT_MAX_EPISODE_STEPS)
+        gym.register(id=FILES_ID, entry_point="pddlworlds.registration:files_env", max_episode_steps=None)
     ids.append(FILES_ID)
     return ids
 
@@ -70,7 +66,7 @@ def make_domain_env(domain: str, domains_root: str | Path | None = None, **kwarg
     own never adds to or shadows the registry."""
     if domains_root is None:
         return gym.make(env_id(domain), **kwargs)
-    spec = EnvSpec(id=ROOT_ID, entry_point=ENTRY_POINT, max_episode_steps=DEFAULT_MAX_EPISODE_STEPS,
+    spec = EnvSpec(id=ROOT_ID, entry_point=ENTRY_POINT, max_episode_steps=None,
                    kwargs={"domain": domain, "domains_root": str(domains_root)})
     return gym.make(spec, **kwargs)
 
@@ -87,7 +83,7 @@ def domain_env_kwargs(
     """`make_domain_env` keywords for an episode's choices (the problem is chosen at reset), the defaults
     left out: `pddlworlds eval` and the framework adapters both make their environments from these, so
     equal choices give equal keywords (and one environment kept for them)."""
-    kwargs: dict[str, Any] = {"split": split, "max_episode_steps": max_steps}
+    kwargs: dict[str, Any] = {"split": split, "step_budget": max_steps}
     if profile != DEFAULT_PROFILE:
         kwargs["profile"] = profile
     if reward != "progress":
@@ -106,8 +102,9 @@ def files_env(
     text_file: str | Path | None = None,
     **kwargs,
 ) -> gym.Env:
-    """What `gym.make(FILES_ID, ...)` builds: `make_env` without its time limit (Gymnasium adds its own)."""
-    return make_env(domain_file, problem_file, text_file=text_file, max_episode_steps=None, **kwargs)
+    """What `gym.make(FILES_ID, ...)` builds: the environment over the files, truncating at 30 steps unless
+    `step_budget` says otherwise."""
+    return make_env(domain_file, problem_file, text_file=text_file, **kwargs)
 
 
 def make_env(
@@ -123,9 +120,11 @@ def make_env(
     Without `text_file`, the profile's text file lying beside `domain_file` is used (`text.toml`, or
     `agentboard.toml` with `profile="agentboard"`), else the bare PDDL form is the text.
     `problem_file` may be one file or a list (then `reset(seed=...)` picks among them).
+    `max_episode_steps` is the step budget (None: no limit; `step_budget=` in `kwargs` says the same).
     """
     from .env import PDDLTextEnv
 
     files = [problem_file] if isinstance(problem_file, (str, Path)) else list(problem_file)
-    env = PDDLTextEnv(domain_file=domain_file, problem_files=files, text_file=text_file, **kwargs)
-    return TimeLimit(env, max_episode_steps) if max_episode_steps else env
+    if "step_budget" not in kwargs:
+        kwargs["step_budget"] = math.inf if max_episode_steps is None else max_episode_steps
+    return PDDLTextEnv(domain_file=domain_file, problem_files=files, text_file=text_file, **kwargs)

@@ -114,7 +114,8 @@ def test_spaces_and_registration(env_ids) -> None:
     assert env_ids == [env_id(d) for d in domains()]
     for id_ in env_ids:
         spec = gym.spec(id_)
-        assert spec.max_episode_steps == DEFAULT_MAX_EPISODE_STEPS == 30
+        # no TimeLimit: the environment truncates at each problem's own budget (30, or a ladder band's)
+        assert spec.max_episode_steps is None and DEFAULT_MAX_EPISODE_STEPS == 30
         assert spec.entry_point == "pddlworlds.env:PDDLTextEnv"
         json.dumps(spec.kwargs)  # variants differ only in JSON-serialisable kwargs
 
@@ -152,7 +153,7 @@ import gymnasium as gym
 import pddlworlds
 digest = hashlib.sha256()
 for name in ("Blocksworld", "Gripper", "Tyreworld", "Barman"):
-    env = gym.make(f"pddlworlds/{name}-v0", max_episode_steps=None)
+    env = gym.make(f"pddlworlds/{name}-v0", step_budget=10**6)
     obs, info = env.reset(options={"problem": env.unwrapped.problem_names[0]})
     digest.update(obs.encode() + json.dumps(info, sort_keys=True).encode())
     world = env.unwrapped.world

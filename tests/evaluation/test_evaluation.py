@@ -476,7 +476,8 @@ def test_server_gone_mid_run_stops_without_storing(tmp_path: Path) -> None:
     ("argv", "expected"),
     [
         (["--agents", "hiagent,nobody"], "unknown agent 'nobody'; agents: "),
-        (["--domains", "blocksworld,chess"], "unknown domain(s) 'chess'; domains: barman, blocksworld"),
+        (["--domains", "blocksworld,chess"], "unknown domain(s) 'chess'; "),
+        (["--domains", "chess"], "domains: `pddlworlds list` shows them; or all, or catalogue"),
         (["--split", "nosuch", "--agents", WALKER], "has no split 'nosuch'; splits: agentboard"),
         (["--llm", "gpt4", "--agents", WALKER], "unknown --llm 'gpt4'; use one of: embedded"),
         (["--agents", WALKER, "--problems", "p99"], "unknown problem 'p99'"),
@@ -545,7 +546,7 @@ def test_problem_selection(capsys: pytest.CaptureFixture[str]) -> None:
     }
     default = plan_for([])  # the quick run: HiAgent and STANDARD, one problem of every domain, embedded model
     assert default.agents == ["hiagent", "standard"] and default.backend.kind == "embedded"
-    assert sorted(default.problems) == sorted(domains())
+    assert sorted(default.problems) == sorted(d for d, found in domains().items() if "agentboard" in found.splits())
     assert all(len(p) == 1 for p in default.problems.values()) and default.max_steps == 30
 
 

@@ -21,7 +21,8 @@ from pddlworlds.testing.servers import pddlworlds_command, source_env
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"domain": "chess"}, "unknown domain 'chess'; domains: barman, blocksworld, gripper, tyreworld"),
+        ({"domain": "chess"}, "unknown domain 'chess'; 4[0-9] domains: `pddlworlds list` shows them"),
+        ({"domain": "logistic"}, "unknown domain 'logistic'; did you mean logistics"),
         ({"split": "nosuch"}, "has no split 'nosuch'; splits: agentboard"),
         ({"split": "../etc"}, "split must be the name of one of the domain's splits, not a path"),
         ({"profile": "gym"}, "unknown profile 'gym'"),
@@ -70,7 +71,7 @@ def test_episode_is_the_gymnasium_environment() -> None:
     with pytest.raises(EpisodeOver, match="reset first"):
         episode.step("look around")
     options = EpisodeOptions(domain="blocksworld", problem="problem5", max_steps=2, seed=3)
-    env = gym.make(env_id("blocksworld"), max_episode_steps=2)
+    env = gym.make(env_id("blocksworld"), step_budget=2)  # the environment truncates at its step budget
     assert episode.reset(options).observation == env.reset(seed=3, options={"problem": "problem5"})[0]
     with pytest.raises(ValueError, match="unknown problem 'problem99'"):
         episode.reset(options.updated({"problem": "problem99"}))
@@ -84,7 +85,7 @@ def test_episode_is_the_gymnasium_environment() -> None:
 
 
 def test_registry_names_each_framework_adapter() -> None:
-    assert list(FRAMEWORKS) == ["openenv", "trl", "inspect"]
+    assert list(FRAMEWORKS) == ["openenv", "trl", "inspect", "verifiers"]
     assert adapter("trl") is PDDLWorldsToolEnv  # needs nothing beyond the core install
     with pytest.raises(ValueError, match="unknown framework 'gym'"):
         adapter("gym")

@@ -37,7 +37,7 @@ from pddlworlds.training.problems import (
     same_up_to_renaming,
     shipped_problem_files,
 )
-from pddlworlds.training.renaming import ProblemIndex
+from pddlworlds.worlds.renaming import ProblemIndex
 from pddlworlds.worlds.catalogue import domains, load_task
 
 REPO = Path(__file__).resolve().parents[2]

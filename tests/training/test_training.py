@@ -22,7 +22,7 @@ from pddlworlds.training.problems import (
     same_up_to_renaming,
     structure_hash,
 )
-from pddlworlds.training.renaming import ProblemIndex
+from pddlworlds.worlds.renaming import ProblemIndex
 from pddlworlds.training.teacher import Detours
 from pddlworlds.worlds.catalogue import domains, load_task
 
@@ -63,7 +63,7 @@ def test_training_problems_never_equal_a_shipped_problem(problems):
 
 
 def test_problem_index_keeps_file_digests_on_disk_and_parses_only_what_a_query_matches(tmp_path, monkeypatch):
-    from pddlworlds.training import renaming
+    from pddlworlds.worlds import renaming
 
     d = domains()["blocksworld"]
     files = {name: Path(d.problem_file(name, "agentboard")) for name in ("problem1", "problem2", "problem3")}

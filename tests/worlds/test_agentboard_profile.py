@@ -248,7 +248,7 @@ def ab_env():
         if domain not in envs:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PDDLNormalisationWarning)
-                envs[domain] = gym.make(env_id(domain), profile="agentboard", max_episode_steps=None)
+                envs[domain] = gym.make(env_id(domain), profile="agentboard", step_budget=10**6)
         return envs[domain]
 
     return get

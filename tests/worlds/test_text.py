@@ -7,17 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pddlworlds.worlds.action_parser import ActionParser, ParsedAction, ParseError
 from pddlworlds.worlds.pddl import PDDLError, read_task
-from pddlworlds.worlds.text import (
-    CHARSET,
-    ActionParser,
-    ParsedAction,
-    ParseError,
-    generic_sentences,
-    load_templates,
-    starter_text,
-    tokens,
-)
+from pddlworlds.worlds.text import CHARSET, generic_sentences, load_templates, starter_text, tokens
 
 ALLOWED = set(CHARSET)
 MAX_ACTIONS = 400

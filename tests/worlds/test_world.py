@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from pddlworlds.worlds.text import CHARSET, ParsedAction
+from pddlworlds.worlds.action_parser import ParsedAction
+from pddlworlds.worlds.text import CHARSET
 from pddlworlds.worlds.world import GOAL_REACHED
 
 WALK_STEPS = 15

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..worlds.catalogue import data_dir
 
-__all__ = ["index_file", "optimal_lengths", "plan_file", "read_index"]
+__all__ = ["cheapest_plan_file", "index_file", "optimal_costs", "optimal_lengths", "plan_file", "read_index"]
 
 
 def index_file() -> Path:
@@ -35,6 +35,23 @@ def optimal_lengths(domain: str, split: str) -> dict[str, int]:
     }
 
 
+def optimal_costs(domain: str, split: str) -> dict[str, int]:
+    """Problem -> the cheapest plan's cost, for the problems of a domain with action costs (`:metric minimize
+    (total-cost)`) whose index row has one (the `cost` column); a unit-cost domain has none, its length is
+    its cost. `optimal_lengths` stays the shortest plan's length on every domain, so steps are compared
+    with the shortest plan and cost with the cheapest one."""
+    return {
+        row["problem"]: int(row["cost"])
+        for row in read_index()
+        if row.get("domain") == domain and row.get("split") == split and (row.get("cost") or "").isdigit()
+    }
+
+
 def plan_file(domain: str, problem: str) -> Path:
     """Problem names are unique within a domain across splits, so one folder per domain holds them all."""
     return data_dir("planners") / domain / f"{problem}.plan"
+
+
+def cheapest_plan_file(domain: str, problem: str) -> Path:
+    """Where a domain with action costs keeps the cheapest plan, beside `plan_file`'s shortest one."""
+    return data_dir("planners") / domain / f"{problem}.cheapest.plan"

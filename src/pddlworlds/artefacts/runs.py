@@ -326,6 +326,7 @@ CONFIG_FIELDS: dict[str, Any] = {
     "split": str,
     "domains": list[str],
     "domains_root": str | None,
+    "domain_files": dict[str, dict[str, Any]],  # by domain: the sha256 of its files (`evaluation.configuration`)
     "problems": dict[str, list[str]],
     "seeds": list[Any],  # integers as `eval` writes them; any value a hand-made folder holds is shown as text
     "max_steps": int | None,

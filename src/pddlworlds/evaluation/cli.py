@@ -164,7 +164,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .store import path_problem
 
     try:
-        comparison = compare_runs(args.run, args.other)
+        comparison = compare_runs(args.run, args.other, args.across)
     except ValueError as exc:  # RunFolderError and PairingError: one line naming the file or the runs
         print(printable(f"pddlworlds compare: error: {exc}"), file=sys.stderr)
         return 2
@@ -265,8 +265,9 @@ def add_eval_parsers(subparsers: Any) -> None:
     p.add_argument(
         "--max-steps",
         type=int,
-        default=DEFAULT_MAX_EPISODE_STEPS,
-        help=f"step budget per episode (default: {DEFAULT_MAX_EPISODE_STEPS})",
+        default=None,
+        help=f"step budget per episode (default: each problem's own: {DEFAULT_MAX_EPISODE_STEPS}, or on a catalogue "
+             "ladder its band's, easy 30, medium 50, hard 80)",
     )
     p.add_argument(
         "--out", default=f"runs/{_dt.date.today().isoformat()}", help="run folder (default: runs/<today>)"
@@ -368,11 +369,16 @@ def add_eval_parsers(subparsers: Any) -> None:
         description="Pair each episode of RUN_A with the same episode of RUN_B (agent, domain, split, problem, "
         "seed; faulted ones left out) and give per agent and domain each run's SR and PR, the episodes only one "
         "solves with McNemar's exact p-value, and the Wilcoxon signed-rank p-value of progress. Gzipped runs "
-        f"({PACKED_EPISODES_FILE}) are read too.",
+        f"({PACKED_EPISODES_FILE}) are read too. Only runs played under the same conditions are paired: step "
+        "budget, profile, setting, and domain files by content; otherwise the comparison is refused, saying what "
+        "differs.",
     )
     p.add_argument("run", type=Path, help="run folder A (`pddlworlds eval --out A`)")
     p.add_argument("other", type=Path, nargs="+", help="run folder(s) B; several are read as one run")
     p.add_argument("--json", type=Path, help="also write the comparison here")
+    p.add_argument("--across", action="append", default=[], choices=["setting"],
+                   help="pair runs played in different settings, when that difference is what is compared (the "
+                   "step budget, profile and domain files must match whatever is given)")
     p.set_defaults(func=cmd_compare)
 
 

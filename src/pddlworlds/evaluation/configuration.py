@@ -12,10 +12,13 @@ from ..worlds.profiles import DEFAULT_PROFILE
 from .spec import RunPlan
 from .store import utc_now
 
-__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "resume_hint"]
+__all__ = ["CONFIG_FORMAT", "build_config", "config_differences", "domain_files", "resume_hint"]
 
 
 CONFIG_FORMAT = 1
+#: Keys compared on resume only when the stored configuration has them: runs made before they were recorded
+#: resume as they were.
+RECORDED_SINCE = ("domain_files",)
 
 
 def _package_version() -> str:
@@ -67,6 +70,7 @@ def build_config(
         config["observation_mode"] = plan.observation_mode
     if plan.domains_root is not None:  # where the problems are found again (resume, viewer)
         config["domains_root"] = plan.domains_root
+    config["domain_files"] = domain_files(plan)
     if plan.trial is not None:  # the trial, and the memory it reads (a store, by content)
         config["trial"] = plan.trial
     if plan.insights is not None:
@@ -74,6 +78,26 @@ def build_config(
     config = json.loads(json.dumps(config))  # tuples -> lists, so stored and new compare alike
     config["run_info"] = {"created_at": utc_now(), "host": platform.node()}
     return config
+
+
+def domain_files(plan: RunPlan) -> dict[str, dict[str, Any]]:
+    """The files each domain was played from, by content (sha256): `domain.pddl`, the text files the profile
+    reads beside it (`text`, None without), and each problem played. `pddlworlds compare` pairs only runs whose
+    files are the same, whatever their folders are named."""
+    from ..worlds.catalogue import get_domain
+    from ..worlds.profiles import OWN_TEXT_FILE, get_profile
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, problems in plan.problems.items():
+        domain = get_domain(name, plan.domains_root)
+        texts = [domain.folder / OWN_TEXT_FILE, get_profile(plan.profile).text_file_beside(domain.domain_file)]
+        found = sorted({str(p) for p in texts if p is not None and p.is_file()})
+        out[name] = {
+            "domain": file_sha256(domain.domain_file),
+            "text": ",".join(file_sha256(p) for p in found) or None,
+            "problems": {p: file_sha256(domain.problem_file(p, plan.split)) for p in problems},
+        }
+    return out
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -96,9 +120,11 @@ def _show(value: Any) -> str:
 
 
 def config_differences(stored: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """'key (stored X, now Y)' for every compared key whose value differs (`run_info` is not compared)."""
-    a = _flatten({k: v for k, v in stored.items() if k != "run_info"})
-    b = _flatten({k: v for k, v in new.items() if k != "run_info"})
+    """'key (stored X, now Y)' for every compared key whose value differs (`run_info` is not compared, nor a
+    key of `RECORDED_SINCE` that the stored configuration lacks)."""
+    skipped = {"run_info", *(k for k in RECORDED_SINCE if k not in stored)}
+    a = _flatten({k: v for k, v in stored.items() if k not in skipped})
+    b = _flatten({k: v for k, v in new.items() if k not in skipped})
     out = []
     for key in sorted(set(a) | set(b)):
         va, vb = a.get(key, _MISSING), b.get(key, _MISSING)

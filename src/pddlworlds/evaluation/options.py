@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..arguments import integer_list
 from ..registry import Registry
+from ..worlds.ladder import DEFAULT_MAX_EPISODE_STEPS, LADDER_SPLITS
 from ..worlds.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
@@ -122,11 +123,20 @@ def smallest_problems(
     return chosen
 
 
+def _has_problems(domain: str, split: str, root: str | None) -> bool:
+    """Whether the domain has the split and a problem in it."""
+    from ..worlds.catalogue import get_domain
+
+    found = get_domain(domain, root)
+    return split in found.splits() and bool(found.problems(split))
+
+
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..agents.settings import get_setting
     from ..llm import SHIPPED_ADAPTER, parse_llm, resolve_adapter
     from ..worlds.catalogue import domains as all_domains
+    from ..worlds.catalogue import get_domain, known_names
     from .spec import RunPlan, agent_names, resolve_agent
 
     agents = names_list(args.agents)
@@ -184,13 +194,25 @@ def build_plan(args: argparse.Namespace) -> Any:
     wanted = [by_key.get(d.lower(), d) for d in names_list(args.domains)]
     if not wanted:
         raise ValueError(f"--domains is empty; give domain names ({', '.join(known)}) or all")
-    if wanted == ["all"]:
-        wanted = known
+    if wanted == ["catalogue"] and root is None and "catalogue" not in known:  # the worlds with a card
+        catalogue = [d for d in known if get_domain(d).card is not None]
+        wanted = [d for d in catalogue if _has_problems(d, args.split, root)]
+        if not wanted:
+            raise ValueError(f"--domains catalogue: no catalogue world has a problem in split {args.split!r}; "
+                             "the catalogue plays --split ladder (or ladder-heldout)")
+    if wanted == ["all"]:  # every domain that has problems in the split (a catalogue world of other splits, a
+        wanted = [d for d in known if _has_problems(d, args.split, root)]  # folder of one's own without any)
+        skipped = [d for d in known if d not in wanted]
+        if skipped and root is not None:  # the user's folders: said; the catalogue's worlds of other splits: not
+            print(f"note: --domains all: {', '.join(skipped)} {'has' if len(skipped) == 1 else 'have'} no problem "
+                  f"in split {args.split!r}; leaving {'it' if len(skipped) == 1 else 'them'} out", file=sys.stderr)
+        if not wanted:
+            raise ValueError(f"--domains all: no domain has a problem in split {args.split!r} "
+                             f"({', '.join(known) or 'no domain folder'})")
     unknown = [d for d in wanted if d not in known]
     if unknown:
-        raise ValueError(
-            f"unknown domain(s) {', '.join(map(repr, unknown))}; domains: {', '.join(known)}, or all"
-        )
+        raise ValueError(f"unknown domain(s) {', '.join(map(repr, unknown))}; "
+                         f"{known_names(known, unknown[0])}; or all, or catalogue")
     wanted = list(dict.fromkeys(wanted))
 
     if getattr(args, "lora", None) and not takes_lora:
@@ -225,7 +247,7 @@ def build_plan(args: argparse.Namespace) -> Any:
                 f"note: no problem named in --problems exists in {', '.join(left_out)}; leaving them out",
                 file=sys.stderr,
             )
-    if args.max_steps < 1:
+    if args.max_steps is not None and args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
     episodes = len(agents) * sum(len(names) for names in selected.values()) * len(seeds)
     if episodes > MAX_EPISODES:
@@ -235,7 +257,8 @@ def build_plan(args: argparse.Namespace) -> Any:
         problems=selected,
         split=args.split,
         seeds=seeds,
-        max_steps=args.max_steps,
+        # per problem (None) only on a ladder, whose bands have budgets of their own; 30 everywhere else
+        max_steps=args.max_steps or (None if args.split in LADDER_SPLITS else DEFAULT_MAX_EPISODE_STEPS),
         backend=backend,
         allow_impossible=bool(getattr(args, "allow_impossible", False) or any(unsolvable.values())),
         profile=profile,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm import BackendSpec
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
+from ..worlds.ladder import step_budget
 from ..worlds.profiles import DEFAULT_PROFILE
 from .errors import EvaluationError
 
@@ -121,7 +122,8 @@ class RunPlan:
     problems: dict[str, list[str]]  # domain -> problem names, in the order they are played
     split: str = DEFAULT_SPLIT
     seeds: list[int] = field(default_factory=lambda: [0])
-    max_steps: int = DEFAULT_MAX_EPISODE_STEPS
+    #: Steps per episode; None: each problem's own budget (a ladder band's, else 30: `worlds.ladder.step_budget`).
+    max_steps: int | None = DEFAULT_MAX_EPISODE_STEPS
     backend: BackendSpec = field(default_factory=BackendSpec)
     profile: str = DEFAULT_PROFILE  # the environments' profile (`gym.make(..., profile=...)`)
     allow_impossible: bool = False  # offer the `impossible` action (splits with unsolvable problems)
@@ -142,7 +144,7 @@ class RunPlan:
         """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
         return [
             EpisodeSpec(
-                agent, domain, self.split, problem, seed, self.max_steps,
+                agent, domain, self.split, problem, seed, self.max_steps or step_budget(self.split, problem),
                 self.profile, self.allow_impossible, self.prompt_file, self.setting, self.insights, self.trial,
                 self.choice_score, self.observation_mode, self.domains_root, self.score_all,
             )

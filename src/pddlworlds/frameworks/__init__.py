@@ -1,15 +1,17 @@
-"""pddlworlds from the frameworks people train and evaluate with: OpenEnv, TRL and Inspect.
+"""pddlworlds from the frameworks people train and evaluate with: OpenEnv, TRL, Inspect and verifiers.
 
 One module per framework, each needing its optional extra (`pip install 'pddlworlds[openenv]'`, `[trl]`,
-`[inspect]`); importing this package imports none of them, and an adapter whose extra is missing says
-which one to install. `FRAMEWORKS` names each framework's adapter:
+`[inspect]`, `[verifiers]`); importing this package imports none of them, and an adapter whose extra is
+missing says which one to install. `FRAMEWORKS` names each framework's adapter:
 
 - "openenv": `openenv_env.PDDLWorldsEnvironment` (served by `pddlworlds env-server`; its client is
   `openenv_client.PDDLWorldsClient`);
 - "trl": `trl_env.PDDLWorldsToolEnv`, the class `GRPOTrainer(environment_factory=...)` takes;
-- "inspect": `inspect_task.pddlworlds`, the Inspect task (`inspect eval pddlworlds/gripper`).
+- "inspect": `inspect_task.pddlworlds`, the Inspect task (`inspect eval pddlworlds/gripper`);
+- "verifiers": `verifiers_env.load_environment`, the verifiers environment (`vf-eval pddlworlds`).
 
-All three play `episodes.Episode`: the Gymnasium environment, its problem chosen at reset.
+All four play `episodes.Episode`: the Gymnasium environment, its problem chosen at reset. The verifiers
+environment and the expert's dataset (`expert_data`, `pddlworlds export`) share one chat form (`chat`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "openenv": ("openenv", "openenv.core"),
     "trl": ("trl", "trl"),
     "inspect": ("inspect", "inspect_ai"),
+    "verifiers": ("verifiers", "verifiers"),
 }
 
 FRAMEWORKS: Registry[object] = Registry(
@@ -38,6 +41,7 @@ FRAMEWORKS: Registry[object] = Registry(
         "openenv": "pddlworlds.frameworks.openenv_env:PDDLWorldsEnvironment",
         "trl": "pddlworlds.frameworks.trl_env:PDDLWorldsToolEnv",
         "inspect": "pddlworlds.frameworks.inspect_task:pddlworlds",
+        "verifiers": "pddlworlds.frameworks.verifiers_env:load_environment",
     },
 )
 

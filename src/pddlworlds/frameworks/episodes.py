@@ -21,8 +21,8 @@ from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
 __all__ = [
-    "STEP_INFO_KEYS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text", "make_env",
-    "offers_impossible_by_default", "reset_kwargs", "shown",
+    "HELD_OUT_MARK", "STEP_INFO_KEYS", "Episode", "EpisodeOptions", "EpisodeOver", "Turn", "check_action_text",
+    "choose_problems", "default_split", "episode_record", "held_out", "make_env", "offers_impossible_by_default", "reset_kwargs", "shown",
 ]
 
 #: The keys every reset's and step's `info` has (`env.StepInfo`'s, in its order), which an adapter passes on
@@ -38,6 +38,24 @@ SHOWN_CHARS = 60
 def shown(text: str) -> str:
     """`text` quoted for an error message, cut when long (a remote caller's 300-character name stays one short line)."""
     return repr(text) if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]!r}... ({len(text):,} characters)"
+
+
+#: A split whose name holds this is held out: no door picks it unless it is named (`default_split`, `pddlworlds
+#: export`).
+HELD_OUT_MARK = "heldout"
+
+
+def held_out(split: str) -> bool:
+    """Whether a split is held out from training and tuning (its name has `HELD_OUT_MARK` in it)."""
+    return HELD_OUT_MARK in split
+
+
+def default_split(splits: list[str]) -> str:
+    """The split a door plays when none is named: "agentboard" where the domain has it, else its first split
+    that is not held out (a world with only its own splits, `ladder` and `ladder-heldout`, plays `ladder`)."""
+    if DEFAULT_SPLIT in splits or not splits:
+        return DEFAULT_SPLIT
+    return next((s for s in splits if not held_out(s)), splits[0])
 
 
 def offers_impossible_by_default(domain: str, split: str) -> bool:
@@ -135,10 +153,12 @@ class EpisodeOptions:
     @classmethod
     def within(cls, domains_root: str | Path | None, changes: Mapping[str, Any] | None = None) -> EpisodeOptions:
         """Default options over the domains of `domains_root` (None: the shipped catalogue), then `changes`.
-        Without a `domain` among them the root's first domain (by name) is the default, and without a `split`
-        the domain's "agentboard" split if it has one, else its first."""
+        Without a `domain` among them the root's first domain (by name) is the default (blocksworld in the
+        catalogue), and without a `split` the domain's `default_split`."""
         changes = dict(changes or {})
         if domains_root is None:
+            if changes.get("domain") is not None and changes.get("split") is None:
+                changes["split"] = default_split(get_domain(changes["domain"]).splits())
             return cls().updated(changes)
         listed = domains(domains_root)
         if not listed:
@@ -146,8 +166,7 @@ class EpisodeOptions:
         root = str(Path(domains_root).resolve())
         domain = get_domain(changes["domain"], root) if changes.get("domain") is not None else next(iter(listed.values()))
         if changes.get("split") is None:
-            splits = domain.splits()
-            changes["split"] = DEFAULT_SPLIT if DEFAULT_SPLIT in splits or not splits else splits[0]
+            changes["split"] = default_split(domain.splits())
         return cls(domain=domain.name, split=changes["split"], domains_root=root).updated(changes)
 
     def updated(self, changes: Mapping[str, Any]) -> EpisodeOptions:
@@ -189,6 +208,20 @@ class Turn:
         return self.terminated or self.truncated
 
 
+def episode_record(agent: str, history: list[tuple[str | None, Turn]], *, seed: int | None = None,
+                   costed: bool = False, run_time_s: float = 0.0, **extra: Any) -> Any:
+    """The `records.EpisodeRecord` of an episode played through a door, from its `history` (the reset's turn,
+    then each action sent and the turn it gave), as `Agent.run` makes one: what `pddlworlds eval` scores,
+    so a door's episodes score as eval's do (`scoring.metrics`). `costed`: the domain has action costs."""
+    from ..records import EpisodeRecord, StepRecord
+
+    (_, first), *steps = history
+    trajectory = [StepRecord.of_step(str(action), turn.observation, turn.info) for action, turn in steps]
+    last = steps[-1][1] if steps else first
+    return EpisodeRecord.of_episode(agent, seed, (first.observation, first.info), last.info, trajectory, run_time_s,
+                                    costed=costed, **extra)
+
+
 def make_env(options: EpisodeOptions) -> Any:
     """The Gymnasium environment these options play: `gym.make` of the domain's id, with its wrappers
     (the step budget among them); the problem is chosen at its reset (`reset_kwargs`)."""
@@ -200,6 +233,24 @@ def make_env(options: EpisodeOptions) -> Any:
 def reset_kwargs(options: EpisodeOptions) -> dict[str, Any]:
     """`env.reset` keywords: the seed, and the problem when one is named."""
     return {"seed": options.seed, "options": {"problem": options.problem} if options.problem is not None else None}
+
+
+def choose_problems(options: EpisodeOptions, problems: str | list[str] | None, limit: int | None) -> list[str]:
+    """The problems of the options' domain and split a door plays (the Inspect task's samples, the verifiers
+    environment's rows): all of them, or `problems` (a list, or comma-separated text) checked against the
+    split, then the first `limit`."""
+    known = get_domain(options.domain, options.domains_root).problems(options.split)
+    if problems is None:
+        chosen = known
+    else:
+        chosen = [p.strip() for p in problems.split(",")] if isinstance(problems, str) else [str(p) for p in problems]
+        for name in chosen:
+            if name not in known:
+                raise ValueError(f"unknown problem {shown(name)} in {options.domain}/{options.split}; problems: "
+                                 f"{', '.join(known)}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be a whole number of at least 1, not {limit!r}")
+    return chosen[:limit] if limit is not None else chosen
 
 
 def check_action_text(text: object) -> str:
@@ -222,6 +273,8 @@ class Episode:
         self._made_for: tuple[Any, ...] | None = None
         self.options: EpisodeOptions | None = None
         self.last: Turn | None = None
+        #: The episode so far: the reset's turn, then each action sent and the turn it gave.
+        self.history: list[tuple[str | None, Turn]] = []
 
     @property
     def env(self) -> Any:
@@ -237,6 +290,7 @@ class Episode:
             self._env.close()
         self._env, self._made_for, self.options = env, key, options
         self.last = Turn(observation, 0.0, False, False, info)
+        self.history = [(None, self.last)]
         return self.last
 
     def step(self, text: str) -> Turn:
@@ -246,7 +300,15 @@ class Episode:
             raise EpisodeOver(f"the episode is over after {self.last.info['step']} steps: reset to start another")
         observation, reward, terminated, truncated, info = self._env.step(text)
         self.last = Turn(observation, float(reward), bool(terminated), bool(truncated), info)
+        self.history.append((text, self.last))
         return self.last
+
+    def record(self, agent: str, **extra: Any) -> Any:
+        """The episode so far as an `EpisodeRecord` (`episode_record`), scored as `pddlworlds eval` scores."""
+        if self.last is None or self.options is None:
+            raise EpisodeOver("no episode has started: reset first")
+        costed = bool(getattr(self._env.unwrapped, "action_costs", False))
+        return episode_record(agent, self.history, seed=self.options.seed, costed=costed, **extra)
 
     def valid_actions(self) -> list[str]:
         """The executable actions now, in the text the parser accepts, without taking a step
@@ -258,4 +320,4 @@ class Episode:
     def close(self) -> None:
         if self._env is not None:
             self._env.close()
-        self._env, self._made_for, self.last = None, None, None
+        self._env, self._made_for, self.last, self.history = None, None, None, []

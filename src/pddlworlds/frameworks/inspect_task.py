@@ -13,13 +13,16 @@ plays the Gymnasium environment itself, through a wrapper that records every ste
 steps (the sample's store) and the episode record our evaluation stores (the score's metadata), and the
 scores are our evaluation's per-episode numbers for that record: success, progress, steps (an unsolved
 episode counts the budget), steps over the optimal length (solved episodes with a known optimum) and
-executability.
+executability. A value an episode does not have (steps over optimal without a known optimum, or unsolved)
+is NaN in its score, which Inspect leaves out of the mean and counts among the unscored samples, so each
+score's mean is over the episodes its `scored_samples` says, as `pddlworlds eval`'s means are.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -28,11 +31,11 @@ import gymnasium as gym
 # Absolute imports: `inspect eval path/to/inspect_task.py@gripper` loads this file as a module of its own.
 from pddlworlds.agents.registry import AGENTS, make_agent
 from pddlworlds.frameworks import missing_extra
-from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, make_env, reset_kwargs
+from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, choose_problems, make_env, reset_kwargs
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION
-from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, get_domain
+from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
 try:
@@ -229,13 +232,18 @@ async def _play_ours(name: str, log: StepLog, options: EpisodeOptions, example: 
     return await asyncio.to_thread(agent.run, log, seed=reset["seed"], options=reset["options"])
 
 
+def _known(value: Any) -> bool:
+    """Whether a per-episode value is known: not None (our scoring's unknown) nor NaN (Inspect's)."""
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
 @metric
 def mean_of_known() -> Metric:
     """The mean over the samples that have the value (steps over optimal exists for solved episodes with a
     known optimum only), as our evaluation's aggregates take it."""
 
     def compute(scores: list[SampleScore]) -> float:
-        known = [float(s.score.value) for s in scores if s.score.value is not None]  # type: ignore[arg-type]
+        known = [float(s.score.value) for s in scores if _known(s.score.value)]  # type: ignore[arg-type]
         return sum(known) / len(known) if known else float("nan")
 
     return compute
@@ -251,28 +259,13 @@ def episode_scores(max_steps: int = DEFAULT_MAX_EPISODE_STEPS):  # Inspect's dec
         values = episode_metrics(record, max_steps)
         outcome = "solved" if record.success else "not solved"
         return Score(
-            value={name: values[name] for name in SCORES},
+            value={name: values[name] if _known(values[name]) else float("nan") for name in SCORES},
             answer=f"{outcome} in {record.steps} steps, progress {record.progress:.2f}",
             explanation=f"optimal length {record.optimal_length}" if record.optimal_length else None,
             metadata={"episode": episode["record"]},
         )
 
     return score
-
-
-def _problems(options: EpisodeOptions, problems: str | list[str] | None, limit: int | None) -> list[str]:
-    domain, split = options.domain, options.split
-    known = get_domain(domain, options.domains_root).problems(split)
-    if problems is None:
-        chosen = known
-    else:
-        chosen = [p.strip() for p in problems.split(",")] if isinstance(problems, str) else [str(p) for p in problems]
-        for name in chosen:
-            if name not in known:
-                raise ValueError(f"unknown problem {name!r} in {domain}/{split}; problems: {', '.join(known)}")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be a whole number of at least 1, not {limit!r}")
-    return chosen[:limit] if limit is not None else chosen
 
 
 def _sample(options: EpisodeOptions) -> Sample:
@@ -314,7 +307,7 @@ def pddlworlds(
         "domain": domain, "split": split, "profile": profile, "seed": seed, "max_steps": max_steps, "reward": reward,
         "allow_impossible": task_flag("allow_impossible", allow_impossible)})
     split = options.split
-    samples = [_sample(options.updated({"problem": p})) for p in _problems(options, problems, limit)]
+    samples = [_sample(options.updated({"problem": p})) for p in choose_problems(options, problems, limit)]
     chosen = {k: v for k, v in dataclasses.asdict(options).items() if k != "problem"}
     return Task(
         dataset=MemoryDataset(samples, name=f"pddlworlds-{options.domain}-{split}"),

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import API_KEY_VARIABLE, missing_extra
-from .episodes import STEP_INFO_KEYS, EpisodeOptions, EpisodeOver, Turn
+from .episodes import STEP_INFO_KEYS, EpisodeOptions, EpisodeOver, Turn, episode_record
 from .openenv_env import PDDLWorldsAction, PDDLWorldsObservation, PDDLWorldsState
 
 try:
@@ -112,6 +112,8 @@ class RemoteEpisode:
         self._client.connect()
         self.options: EpisodeOptions | None = None
         self.last: Turn | None = None
+        #: The episode so far: the reset's turn, then each action sent and the turn it gave.
+        self.history: list[tuple[str | None, Turn]] = []
 
     def reset(self, options: EpisodeOptions | Mapping[str, Any]) -> Turn:
         """A mapping sends only its options, so the server's defaults choose the rest; `self.options` is
@@ -119,6 +121,7 @@ class RemoteEpisode:
         chosen = {k: getattr(options, k) for k in options.names()} if isinstance(options, EpisodeOptions) else options
         values = {k: v for k, v in chosen.items() if v is not None}
         self.last = turn_of(self._client.reset(**values).observation)
+        self.history = [(None, self.last)]
         if isinstance(options, EpisodeOptions):
             self.options = options
         else:
@@ -134,7 +137,17 @@ class RemoteEpisode:
         if self.last.done:
             raise EpisodeOver(f"the episode is over after {self.last.info['step']} steps: reset to start another")
         self.last = turn_of(self._client.step(text).observation)
+        self.history.append((text, self.last))
         return self.last
+
+    def record(self, agent: str, **extra: Any) -> Any:
+        """The episode so far as an `EpisodeRecord` (`episodes.episode_record`), the server saying whether the
+        domain has action costs."""
+        if self.last is None:
+            raise EpisodeOver("no episode has started: reset first")
+        costed = bool(self._client.state().action_costs)
+        seed = self.options.seed if self.options is not None else None
+        return episode_record(agent, self.history, seed=seed, costed=costed, **extra)
 
     def close(self) -> None:
         self._client.close()

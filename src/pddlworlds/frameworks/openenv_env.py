@@ -93,9 +93,13 @@ class PDDLWorldsObservation(Observation):
     action_kind: str = Field(description='"reset", "action", "invalid", "check valid actions", "look around"')
     action: str | None = Field(default=None, description="the parsed action's canonical text")
     error: str | None = Field(default=None, description="why the text was invalid")
-    optimal_length: int | None = Field(default=None, description="length of the stored optimal plan")
+    optimal_length: int | None = Field(default=None, description="length of the stored optimal (shortest) plan")
+    optimal_cost: int | None = Field(default=None, description="cost of the stored cheapest plan, where the domain "
+                                     "has action costs")
     solvable: bool | None = None
     cost: int = Field(default=0, description="the actions' total cost so far (one per action without action costs)")
+    step_budget: int | None = Field(default=None, description="the steps this episode gets before it is truncated "
+                                    "(30, or a ladder band's budget); None: no limit")
     claimed_impossible: bool | None = Field(
         default=None, description="whether the action claimed the problem impossible (where `impossible` is offered)"
     )
@@ -117,6 +121,8 @@ class PDDLWorldsState(State):
     progress: float = Field(default=0.0, description="best fraction of goal conditions reached so far")
     success: bool = Field(default=False, description="whether the goal has been reached")
     done: bool = Field(default=False, description="whether the episode has ended (terminated or truncated)")
+    action_costs: bool | None = Field(default=None, description="whether the problem's actions have costs of their "
+                                      "own (`info['cost']` is then more than a count of actions)")
 
 
 def observation_of(turn: Turn, listing: list[str] | None = None) -> PDDLWorldsObservation:
@@ -192,6 +198,7 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
             problem=info["problem"], profile=info["profile"], reward_mode=options.reward,
             max_steps=options.max_steps, allow_impossible=options.offers_impossible, progress=info["progress"],
             success=info["success"], done=turn.done,
+            action_costs=bool(getattr(self._episode.env.unwrapped, "action_costs", False)),
         )
 
     def get_metadata(self) -> EnvironmentMetadata:

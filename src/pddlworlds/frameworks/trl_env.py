@@ -121,6 +121,12 @@ class PDDLWorldsToolEnv:
         return float(last.info["success"]) if options.reward == "success" else float(last.info["progress"])
 
     @not_a_tool
+    def record(self, agent: str = "trl") -> Any:
+        """The episode so far as the `EpisodeRecord` `pddlworlds eval` stores (in process or on a server), so
+        that rollouts score as eval's episodes do (`scoring.metrics.summarize`)."""
+        return self._episode.record(agent)
+
+    @not_a_tool
     def close(self) -> None:
         """End the episode and close its Gymnasium environment (in process) or its session (on a server).
         TRL never closes the environments it builds: a program that keeps many frees them here (or with a

@@ -154,9 +154,12 @@ def parse_json(raw: bytes) -> dict[str, Any]:
 
 def parse_chat(body: dict[str, Any]) -> ChatCall:
     """A `/v1/chat/completions` body, checked: text messages in the four roles, a positive token limit,
-    stop sequences, a temperature in [0, 2]; `stream` is refused (replies are whole). Fields the
-    in-process backend has no use for (`top_p`, `seed`, ...) are ignored."""
+    stop sequences, a temperature in [0, 2]; `stream` is refused (replies are whole), and so is what would
+    change the reply's form unseen: `logprobs` (the completions route lists them), tools and functions, a
+    response format other than text. Sampling fields the in-process backend has no use for (`top_p`,
+    `seed`, ...) are ignored."""
     _common(body)
+    _text_only(body)
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise RequestError(400, "messages must be a non-empty list of {\"role\", \"content\"} objects, not "
@@ -172,7 +175,7 @@ def parse_completion(body: dict[str, Any]) -> CompletionCall:
     16, as OpenAI's), stop sequences, a temperature, `logprobs` from 0 to 20 and `echo`. Token-id prompts,
     `suffix`, `best_of` over 1 and `stream` are refused; other sampling fields are ignored."""
     _common(body)
-    if body.get("best_of") not in (None, 1):
+    if not _is_one(body.get("best_of")):
         raise RequestError(400, f"best_of must be 1, not {_shown(body['best_of'])}", "best_of")
     if body.get("suffix") is not None:
         raise RequestError(400, "suffix is not supported: prompts are completed at their end", "suffix",
@@ -262,8 +265,34 @@ def _common(body: dict[str, Any]) -> None:
                            "request without \"stream\": true", "stream", "unsupported_parameter")
     _check_type(body, "stream", bool)
     _check_type(body, "model", str)
-    if body.get("n") not in (None, 1):
+    if not _is_one(body.get("n")):
         raise RequestError(400, f"n must be 1 (one reply per request), not {_shown(body['n'])}", "n")
+
+
+def _is_one(value: Any) -> bool:
+    """None or the number 1 (`true` is not a number, though Python's `True == 1`)."""
+    return value is None or (type(value) is int and value == 1)
+
+
+def _text_only(body: dict[str, Any]) -> None:
+    """Refuse the chat fields that ask for more than one text reply, rather than answer without them."""
+    _check_type(body, "logprobs", bool)
+    if body.get("logprobs") is True or body.get("top_logprobs") is not None:
+        name = "logprobs" if body.get("logprobs") is True else "top_logprobs"
+        raise RequestError(400, f"{name} is not supported on /v1/chat/completions: send the prompt to "
+                           "/v1/completions with \"logprobs\": N for the likeliest tokens", name, "unsupported_parameter")
+    for name in ("tools", "functions"):
+        if body.get(name) not in (None, []):
+            raise RequestError(400, f"{name} are not supported: pddlworlds serve answers text only; send the "
+                               f"request without {name}", name, "unsupported_parameter")
+    for name in ("tool_choice", "function_call"):
+        if body.get(name) not in (None, "none", "auto"):
+            raise RequestError(400, f"{name} {_shown(body[name])} asks for a call: pddlworlds serve answers text "
+                               "only", name, "unsupported_parameter")
+    shape = body.get("response_format")
+    if shape is not None and (not isinstance(shape, dict) or shape.get("type") != "text"):
+        raise RequestError(400, f"response_format must be {{\"type\": \"text\"}} (structured output is not "
+                           f"supported), not {_shown(shape)}", "response_format", "unsupported_parameter")
 
 
 def _cache_prompt(body: dict[str, Any]) -> bool:

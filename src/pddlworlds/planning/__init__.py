@@ -4,12 +4,15 @@ The package's modules, lowest first: `configs` (the planner registry), `results`
 dataclasses), `targets` (what to plan for, replay on a `World`), `store` (plan text, stored plans and the
 index), `up_adapter` (unified-planning), `worker` (the killable child process,
 `python -m pddlworlds.planning.worker`), `fd_driver` (Fast Downward's own driver, the default planners'
-path), `solving`, `validation`, `expert`, and `cli` (`pddlworlds plan`,
+path), `solving`, `optimum` (both optima), `validation`, `expert`, and `cli` (`pddlworlds plan`,
 `pddlworlds expert`). This module is the public front:
 
     >>> plan = solve("blocksworld", "problem1", planner="fd-opt", timeout=60)
     >>> plan.status, plan.length, plan.text[0]
     (<PlanStatus.SOLVED_OPTIMALLY: 'solved_optimally'>, 8, 'unstack b2 from b3')
+
+`prove_shortest_and_cheapest(domain_file, problem_file, timeout)` proves both optima of a problem: the
+shortest plan and, on a domain with action costs, the cheapest (`optimum`).
 
 To plan from the state an episode is in (as the expert agent does), build a `Target` from the
 environment's files and call `solve_target(target, planner, timeout, initial_atoms=...)`; `replay` plays
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from .configs import PLANNERS, PlannerConfig, get_planner, planner_version, register_planner
 from .expert import expert_trajectory
+from .optimum import prove_shortest_and_cheapest
 from .results import Action, ExpertStep, Plan, PlanCheck, PlanStatus, action_pddl
 from .solving import solve, solve_target
 from .store import (
@@ -59,6 +63,7 @@ __all__ = [
     "parse_plan",
     "plan_file",
     "planner_version",
+    "prove_shortest_and_cheapest",
     "read_index",
     "register_planner",
     "replay",

@@ -122,6 +122,12 @@ register_planner(PlannerConfig(
     description="Fast Downward through unified-planning, A* with LM-cut (admissible: optimal plans)",
 ))
 register_planner(PlannerConfig(
+    "fd-opt-length", DRIVER, {"search": "admissible", "unit_cost": True}, admissible=True,
+    description="fd-opt on the task with its action costs taken out (every action counts 1): the shortest "
+                "plan, its length proven minimal, which on a domain with action costs need not be the cheapest",
+    proof="A* with an admissible heuristic over unit costs finished: no shorter plan exists",
+))
+register_planner(PlannerConfig(
     "fd-sat", DRIVER, {"alias": "lama-first"}, admissible=False,
     description="Fast Downward's driver, lama-first (greedy search with FF and landmarks: fast, not optimal), "
                 "any domain the engine reads",

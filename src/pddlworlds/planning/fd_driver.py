@@ -28,7 +28,8 @@ from ..worlds.pddl import LiftedTask
 from .store import parse_plan
 from .worker import run_killable
 
-__all__ = ["ADMISSIBLE", "admissible_search", "bundled_downward", "driver_path", "problem_lists", "run_driver", "write_sexpr"]
+__all__ = ["ADMISSIBLE", "admissible_search", "bundled_downward", "driver_path", "problem_lists", "run_driver", "without_costs",
+           "write_sexpr"]
 
 #: The `search` parameter of a driver configuration that asks for `admissible_search`'s choice.
 ADMISSIBLE = "admissible"
@@ -71,6 +72,23 @@ def admissible_search(task: GroundTask) -> tuple[str, str]:
     if any(action.conditional for action in task.actions):
         return "astar(hmax())", "conditional effects: h^max (LM-cut does not support them)"
     return "astar(lmcut())", "STRIPS with negation and costs: LM-cut"
+
+
+def without_costs(lists: Any) -> Any:
+    """A domain's or problem's lists with action costs taken out: `(increase (total-cost) ...)` effects and
+    `(:metric ...)` dropped (numeric facts in `:init` stay: harmless without the metric). Fast Downward's
+    LM-cut has no unit-cost transform in this build, so the shortest plan of a costed task is found on
+    this copy."""
+    if not isinstance(lists, list):
+        return lists
+    out = []
+    for item in lists:
+        if isinstance(item, list) and item and isinstance(item[0], str):
+            head = item[0].lower()
+            if head == ":metric" or (head == "increase" and len(item) > 1 and item[1] == ["total-cost"]):
+                continue
+        out.append(without_costs(item))
+    return out
 
 
 def write_sexpr(expr: Any) -> str:
@@ -119,21 +137,31 @@ def run_driver(
     nice: int = 0,
     memory_mb: int | None = None,
     on_start: Callable[[int, str], None] | None = None,
+    unit_cost: bool = False,
+    cpu_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Run the driver with `search` (its arguments, e.g. `["--search", "astar(lmcut())"]`) on `task`.
+    """Run the driver with `search` (its arguments, e.g. `["--search", "astar(lmcut())"]`) on `task`;
+    with `unit_cost`, on the task with its action costs taken out (`without_costs`), so an optimal search
+    finds the shortest plan; with `cpu_seconds`, the search stops after that much CPU time (a limit that
+    does not depend on the machine's load, unlike `timeout`, the wall-clock limit of the whole run).
 
     Returns what the worker returns for unified-planning's engines (`engine_status`, `actions`, `log_tail`,
     `engine_time_s`), plus `plan_cost` (the `sas_plan` cost line), `timed_out`, `pid`, `token`.
     """
     tmp = Path(tempfile.mkdtemp(prefix="pddlworlds-fd-"))
     try:
-        (tmp / "domain.pddl").write_text(write_sexpr(task.source[0]) + "\n")
+        domain = without_costs(task.source[0]) if unit_cost else task.source[0]
+        (tmp / "domain.pddl").write_text(write_sexpr(domain) + "\n")
         problem = task.source[1] if initial_atoms is None else problem_lists(task, initial_atoms)
+        if unit_cost:
+            problem = without_costs(problem)
         (tmp / "problem.pddl").write_text(write_sexpr(problem) + "\n")
         search = list(search)
         before = search[:2] if search[:1] == ["--alias"] else []  # the driver's own option: before the files
+        if cpu_seconds is not None:  # the search's CPU time, whatever else the machine runs (exit code 23)
+            before += ["--search-time-limit", f"{max(1, round(cpu_seconds))}s"]
         cmd = [sys.executable, str(driver_path()), "--plan-file", "sas_plan", *before, "domain.pddl",
-               "problem.pddl", *search[len(before):]]
+               "problem.pddl", *search[2 if search[:1] == ["--alias"] else 0:]]
         env = dict(os.environ, TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
         start = time.perf_counter()
         with open(tmp / "driver.log", "wb") as log:

@@ -61,8 +61,10 @@ def _checked(plan: Plan, config: PlannerConfig, world: World, actions: list[Acti
     if result.get("up_valid") is False:
         reasons.append(f"unified-planning validator: {result.get('up_message') or 'invalid'}")
     engine_cost = result.get("plan_cost")
-    if engine_cost is not None and cost is not None and engine_cost != cost:
-        reasons.append(f"the engine's plan cost {engine_cost} is not the replay's {cost}")
+    # a search on the task without its costs (`unit_cost`) reports the plan's length as its cost
+    replayed = len(actions) if config.params.get("unit_cost") else cost
+    if engine_cost is not None and replayed is not None and engine_cost != replayed:
+        reasons.append(f"the engine's plan cost {engine_cost} is not the replay's {replayed}")
     if reasons:
         plan.message = f"the engine returned an invalid plan ({result['engine_status']}): " + "; ".join(reasons)
         plan.details["invalid_actions"] = [action_pddl(a) for a in actions]
@@ -74,7 +76,8 @@ def _checked(plan: Plan, config: PlannerConfig, world: World, actions: list[Acti
     plan.optimal = config.admissible
     plan.status = PlanStatus.SOLVED_OPTIMALLY if config.admissible else PlanStatus.SOLVED_SATISFICING
     checks = "replay" if result.get("up_valid") is None else "replay and unified-planning"
-    optimal = ("; cost-optimal: admissible search" if world.task.costs else "; optimal: admissible search")
+    optimal = ("; cost-optimal: admissible search" if world.task.costs and not config.params.get("unit_cost")
+               else "; optimal: admissible search")
     plan.message = f"plan validated ({checks})" + (optimal if config.admissible else "")
     return plan
 
@@ -91,6 +94,7 @@ def solve(
     domains_root: str | os.PathLike | None = None,
     nice: int = 0,
     memory_mb: int | None = None,
+    cpu_seconds: float | None = None,
     _on_start: Callable[[int, str], None] | None = None,
 ) -> Plan:
     """Plan for a shipped problem (`solve("gripper", "prob01")`) or PDDL files (`solve(dom_path, prob_path)`).
@@ -98,11 +102,12 @@ def solve(
     `initial_atoms` replaces the initial state (every atom that holds, static ones included), as the
     expert does to replan from where an episode stands. With `domains_root`, `domain` is one of that
     folder's domain folders (`pddlworlds plan --domains-root`). `nice` lowers the planner processes' priority,
-    `memory_mb` caps their address space. Never raises for planner failures: they come back as a `Plan`
+    `memory_mb` caps their address space, `cpu_seconds` the search's CPU time (Fast Downward's driver only). Never raises for planner failures: they come back as a `Plan`
     with status TIMEOUT, UNSOLVABLE or ERROR (an unknown domain or problem name still raises ValueError).
     """
     return solve_target(resolve_target(domain, problem, split, text_file, domains_root), planner, timeout,
-                        initial_atoms=initial_atoms, nice=nice, memory_mb=memory_mb, on_start=_on_start)
+                        initial_atoms=initial_atoms, nice=nice, memory_mb=memory_mb, on_start=_on_start,
+                        cpu_seconds=cpu_seconds)
 
 
 def solve_target(
@@ -114,6 +119,7 @@ def solve_target(
     nice: int = 0,
     memory_mb: int | None = None,
     on_start: Callable[[int, str], None] | None = None,
+    cpu_seconds: float | None = None,
 ) -> Plan:
     """Plan for a resolved `Target`, from `initial_atoms` when given (solving "from this state").
 
@@ -140,7 +146,8 @@ def solve_target(
         return plan
     if config.engine == DRIVER:
         result = run_driver(world.task.lifted, config.driver_args(search), left, initial_atoms=atoms, nice=nice,
-                            memory_mb=memory_mb, on_start=on_start)
+                            memory_mb=memory_mb, on_start=on_start, unit_cost=bool(config.params.get("unit_cost")),
+                            cpu_seconds=cpu_seconds)
         timed_out, pid, token, log_tail = result["timed_out"], result["pid"], result["token"], ""
     else:
         request = {

@@ -37,7 +37,10 @@ __all__ = [
     "write_plan_file",
 ]
 
-INDEX_COLUMNS = ["domain", "split", "problem", "length", "optimal", "planner", "method", "solve_time_s", "notes"]
+#: `length`: the stored (shortest) plan's length; `cost`: on a domain with action costs only, the cheapest
+#: plan's cost (its plan in `<problem>.cheapest.plan`), empty elsewhere.
+INDEX_COLUMNS = ["domain", "split", "problem", "length", "optimal", "planner", "method", "solve_time_s", "notes",
+                 "cost"]
 
 _ACTION_RE = re.compile(r"\(([^()]*)\)")
 

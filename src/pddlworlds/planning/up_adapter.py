@@ -106,15 +106,23 @@ def _up_plan(problem, actions: Sequence[Action]):
     )
 
 
-def up_validate(problem, actions: Sequence[Action]) -> tuple[bool, str]:
-    """(valid, reason) from unified-planning's `PlanValidator`; a plan it cannot even build is invalid."""
+def up_validate(problem, actions: Sequence[Action]) -> tuple[bool | None, str]:
+    """(valid, reason) from unified-planning's `PlanValidator`; a plan it cannot even build is invalid, and a
+    problem none of its validators takes (None: not judged) says which features stopped them (IPC 2018's
+    data-network leaves some numeric values undefined, which no validator of unified-planning 1.3 accepts)."""
     from unified_planning.engines import ValidationResultStatus
+    from unified_planning.exceptions import UPNoSuitableEngineAvailableException
 
     try:
         plan = _up_plan(problem, actions)
     except Exception as exc:  # noqa: BLE001  (an unknown action or object: the plan is invalid)
         return False, f"cannot build the plan: {type(exc).__name__}: {exc}"
-    with problem.environment.factory.PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind) as validator:
+    try:
+        validator = problem.environment.factory.PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind)
+    except UPNoSuitableEngineAvailableException:
+        features = ", ".join(sorted(str(f).lower() for f in problem.kind.features))
+        return None, f"no validator of unified-planning takes this problem's features ({features})"
+    with validator:
         result = validator.validate(problem, plan)
     ok = result.status == ValidationResultStatus.VALID
     reason = "" if ok else str(getattr(result, "reason", None) or getattr(result, "inapplicable_action", "") or "")

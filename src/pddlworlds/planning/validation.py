@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from ..worlds.catalogue import DEFAULT_SPLIT
 from ..worlds.grounding import Atom
+from ..worlds.pddl import PDDLError
 from .results import Action, PlanCheck, action_pddl
 from .store import as_actions
 from .targets import resolve_target, world_of
@@ -57,8 +58,14 @@ def validate_plan(
     env_valid = not message
     up_valid = None
     if use_up:
-        problem_up = read_problem(target.domain_file, target.problem_file, initial_atoms)
-        up_valid, up_message = up_validate(problem_up, actions)
-        if not up_valid:
+        try:
+            problem_up = read_problem(target.domain_file, target.problem_file, initial_atoms)
+        except PDDLError as exc:  # a file unified-planning's reader refuses: our check stands alone
+            up_valid, up_message = None, f"unified-planning cannot read the files ({exc})"
+        else:
+            up_valid, up_message = up_validate(problem_up, actions)
+        if up_valid is None:
+            message = (message + "; " if message else "") + f"not checked by unified-planning: {up_message}"
+        elif not up_valid:
             message = (message + "; " if message else "") + f"unified-planning: {up_message or 'invalid plan'}"
     return PlanCheck(env_valid and up_valid is not False, env_valid, up_valid, goal, steps_valid, message)

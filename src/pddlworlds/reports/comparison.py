@@ -9,6 +9,13 @@ leaves them out; episodes only one run holds are counted, never paired with anot
 each run's SR and PR, the episodes only one of them solves with McNemar's exact p-value (the discordant
 pairs are a fair coin when both are equally good: scipy.stats.binomtest), and the Wilcoxon signed-rank
 p-value of progress (scipy.stats.wilcoxon, two-sided, zero differences dropped).
+
+Only runs played under the same conditions are paired (`CONDITIONS`): the step budget, the profile, the
+setting (with its observation mode), and the domain files by content (the sha256 each run's configuration
+records of `domain.pddl`, its text files and each problem, `evaluation.configuration.domain_files`), not by
+the folder's name. Otherwise the comparison is refused in one line saying what differs; `across` names
+conditions whose difference is the point of the comparison (`--across setting`: a new setting against the
+old). Runs made before the files were recorded pair by name when both played the shipped domains.
 """
 
 from __future__ import annotations
@@ -20,10 +27,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..artefacts.runs import EpisodeKey, episode_key, is_errored, read_run
+from ..artefacts.runs import (
+    EpisodeKey,
+    EpisodeMeta,
+    RunFolder,
+    config_setting,
+    episode_key,
+    is_errored,
+    read_run,
+)
 from ..printable import markdown_cell
 
-__all__ = ["PairingError", "RunComparison", "compare_episodes", "compare_runs", "comparison_table", "problem_level"]
+__all__ = ["ACROSS", "CONDITIONS", "PairingError", "RunComparison", "compare_episodes", "compare_runs",
+           "comparison_table", "problem_level"]
+
+#: What two compared runs must have played alike, in the words a refusal names them by.
+CONDITIONS = ("step budget", "profile", "setting", "domain files")
+#: The conditions a comparison may be made across, on purpose (`compare_runs(across=...)`).
+ACROSS = ("setting",)
 
 #: The fields of an episode key, in order, as a comparison names them.
 KEY_FIELDS = ("agent", "domain", "split", "problem", "seed")
@@ -50,6 +71,8 @@ class RunComparison:
     unpaired: tuple[int, int] = (0, 0)  # scored episodes of A with no partner in B, and of B in A
     faulted: tuple[int, int] = (0, 0)  # episodes stopped by a fault outside the agent, left out
     sources: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+    #: The conditions the runs were compared across on purpose (`compare_runs(across=...)`), in words.
+    conditions: list[str] = field(default_factory=list)
 
     def notes(self) -> list[str]:
         """What was left out, one sentence each (none when every episode paired)."""
@@ -65,7 +88,7 @@ class RunComparison:
                 f"episodes stopped by a fault outside the agent left out: {self.faulted[0]} of {a}, "
                 f"{self.faulted[1]} of {b}"
             )
-        return notes
+        return notes + self.conditions
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +96,7 @@ class RunComparison:
             "paired_by": list(KEY_FIELDS),
             "unpaired": {"a": self.unpaired[0], "b": self.unpaired[1]},
             "faulted": {"a": self.faulted[0], "b": self.faulted[1]},
+            "across": self.conditions,
             "figures": self.figures,
         }
 
@@ -177,24 +201,85 @@ def _compare(index_a: Mapping[EpisodeKey, Mapping[str, Any]], index_b: Mapping[E
     return RunComparison(names, figures, unpaired, faulted)
 
 
-def compare_runs(run: str | Path, others: Sequence[str | Path]) -> RunComparison:
+def compare_runs(run: str | Path, others: Sequence[str | Path], across: Sequence[str] = ()) -> RunComparison:
     """Run folder `run` against `others` read as one run (`artefacts.runs.read_run`, gzipped episodes
     included); `RunFolderError` for a folder that cannot be read, `PairingError` for runs that cannot be
-    paired."""
+    paired, or that were not played under the same conditions (`CONDITIONS`, but those named in `across`)."""
     if not others:
         raise ValueError("compare needs a second run folder")
+    if unknown := [c for c in across if c not in ACROSS]:
+        raise ValueError(f"--across {unknown[0]!r}: a comparison may be made across {', '.join(ACROSS)} only; "
+                         f"the other conditions ({', '.join(c for c in CONDITIONS if c not in ACROSS)}) must match")
     given = [Path(f).resolve() for f in others]
     if twice := next((f for i, f in enumerate(others) if given[i] in given[:i]), None):
         raise PairingError(f"{twice} is given twice as run B: each episode would be paired twice")
+    first = read_run(run)
     index_a: dict[EpisodeKey, Mapping[str, Any]] = {}
-    faulted_a = _scored(read_run(run).lines, index_a, str(run), {})
+    faulted_a = _scored(first.lines, index_a, str(run), {})
     index_b: dict[EpisodeKey, Mapping[str, Any]] = {}
     where: dict[EpisodeKey, str] = {}
-    faulted_b = sum(_scored(read_run(folder).lines, index_b, str(folder), where) for folder in others)
+    faulted_b = 0
+    seconds = [read_run(folder) for folder in others]
+    for folder, second in zip(others, seconds):
+        faulted_b += _scored(second.lines, index_b, str(folder), where)
     names = (Path(run).name or str(run), "+".join(Path(f).name or str(f) for f in others))
     comparison = _compare(index_a, index_b, names, (faulted_a, faulted_b))
+    paired = [key for key in index_a if key in index_b]
+    for folder, second in zip(others, seconds):
+        mine = [key for key in paired if where[key] == str(folder)]
+        comparison.conditions.extend(_same_conditions(first, second, mine, set(across)))
     comparison.sources = ([str(run)], [str(f) for f in others])
     return comparison
+
+
+def _conditions(run: RunFolder) -> dict[str, Any]:
+    """The conditions a run was played under, from its configuration (its episodes' step budget where a
+    folder has none)."""
+    config = run.config
+    budgets = {EpisodeMeta.of(line).max_steps for line in run.lines} - {None}
+    steps = config.get("max_steps") or (budgets.pop() if len(budgets) == 1 else None)
+    setting = config_setting(config)
+    if config.get("observation_mode"):
+        setting += f" ({config['observation_mode']} observations)"
+    return {"step budget": steps, "profile": config.get("profile", "pddlworlds"), "setting": setting}
+
+
+def _files_words(a: RunFolder, b: RunFolder, keys: Sequence[EpisodeKey]) -> str | None:
+    """Why the paired episodes' domain files may differ between `a` and `b`, in words; None when they match."""
+    files_a, files_b = a.config.get("domain_files"), b.config.get("domain_files")
+    if files_a is None or files_b is None:
+        roots = (a.config.get("domains_root"), b.config.get("domains_root"))
+        if roots == (None, None):
+            return None  # both the shipped domains, made before the files were recorded: by name
+        unrecorded = a.path if files_a is None else b.path
+        return (f"the domain files of {unrecorded} are not recorded (a run made before they were) and a run played "
+                f"a folder of its own ({next(r for r in roots if r)}): whether the files are the same is not known")
+    for domain in sorted({key[1] for key in keys}):
+        one, other = files_a.get(domain) or {}, files_b.get(domain) or {}
+        for part in ("domain", "text"):
+            if one.get(part) != other.get(part):
+                what = "domain.pddl" if part == "domain" else "text files"
+                return f"{domain}'s {what} differ by content"
+        for problem in sorted({key[3] for key in keys if key[1] == domain}):
+            if (one.get("problems") or {}).get(problem) != (other.get("problems") or {}).get(problem):
+                return f"{domain}'s problem {problem} differs by content"
+    return None
+
+
+def _same_conditions(a: RunFolder, b: RunFolder, keys: Sequence[EpisodeKey], across: set[str]) -> list[str]:
+    """`PairingError` naming what differs between the conditions of `a` and `b` (those in `across` aside,
+    which come back as notes saying what differs)."""
+    mine, theirs = _conditions(a), _conditions(b)
+    differ = [f"{name} {mine[name]} against {theirs[name]}" for name in mine if mine[name] != theirs[name]]
+    files = _files_words(a, b, keys)
+    if files is not None:
+        differ.append(files)
+    refused = [d for d in differ if not any(d.startswith(name) for name in across)]
+    if refused:
+        hint = "; --across setting pairs runs of different settings" if any(d.startswith("setting") for d in refused) else ""
+        raise PairingError(f"{a.path} and {b.path} were not played under the same conditions: {'; '.join(refused)} "
+                           f"(only episodes played alike are paired{hint})")
+    return [f"played across {d}" for d in differ]
 
 
 def _p(value: float | None) -> str:

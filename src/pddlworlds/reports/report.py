@@ -101,8 +101,9 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
             "observations."
         )
     efficiency_note = (
-        "Steps / optimal and extra steps (agent steps minus optimal plan length, Plancraft's action "
-        "efficiency) are means over solved episodes whose optimal length is known. Tokens per step: the action "
+        "Steps / optimal and extra steps (agent steps minus the optimal plan's length, Plancraft's action "
+        "efficiency) are means over the solved episodes whose optimal length is known (the shortest plan's, "
+        "proven; *with optimal* counts them), never counting an unknown one as 0. Tokens per step: the action "
         "call's prompt, and every call of the step (summaries, retrievals) added up. Executability: fraction "
         "of the agent's actions that were valid."
     )
@@ -110,7 +111,9 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
     if costs:
         efficiency_note += (
             " Cost (solved) and cost / optimal: the total action cost of solved episodes in domains with action "
-            "costs, and its ratio to the optimal plan's cost where that is known."
+            "costs, and its ratio to the cheapest plan's cost (proven by its own search: the cheapest plan may be "
+            "longer than the shortest plan the steps are measured against), over the solved episodes where it "
+            "is known (*with optimal cost* counts them)."
         )
     efficiency_header = ["Domain", "Agent", *(m.label for m in efficiency_columns(data["context"], costs))]
     about = [  # names from the run folder (a shared one is anyone's): shown inert, one line each (`printable`)

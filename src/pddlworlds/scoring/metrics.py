@@ -7,8 +7,10 @@ docs/method.md section 3 describes:
 - progress rate (PR): best fraction of goal atoms reached; success rate (SR): PR = 1;
 - steps: agent turns, an unsolved episode counting the whole budget (`max_steps`);
 - steps / optimal and extra steps over optimal (action efficiency), on solved episodes whose optimal plan
-  length is known; in a domain with action costs also the cost of solved episodes and cost / optimal cost
-  (`COST_METRICS`, shown only when some episode has a cost);
+  length is known (the shortest plan's, also where actions have costs; `n_solved_with_optimal` counts
+  them); in a domain with action costs also the cost of solved episodes and cost / optimal cost (the
+  cheapest plan's; `n_solved_with_optimal_cost` counts them) (`COST_METRICS`, shown only when some episode
+  has a cost). A mean leaves out the episodes whose value is unknown, never counting them as 0;
 - context tokens per step (context efficiency): the in-trial context (working memory) at each action call
   when the agent records it (`StepRecord.context_tokens`), else the whole prompt of that call; the whole
   prompt and the tokens of every call of the step (summaries, retrievals) are kept as their own columns;
@@ -190,7 +192,7 @@ class Metric:
 
 
 #: The efficiency columns of action costs, shown only for runs with a domain that has them.
-COST_METRICS = ("cost", "cost_over_optimal")
+COST_METRICS = ("cost", "cost_over_optimal", "n_solved_with_optimal_cost")
 
 #: The context measure `context_rel` divides: in-trial context when the run recorded it, else the prompt.
 CONTEXT_MEASURES = ("context_tokens_per_step", "prompt_tokens_per_step")
@@ -260,6 +262,13 @@ METRICS: tuple[Metric, ...] = (
         table="efficiency",
         label="cost / optimal",
         digits=2,
+    ),
+    Metric(
+        "n_solved_with_optimal_cost",
+        lambda rows: sum(1 for m in rows if m["cost_over_optimal"] is not None),
+        table="efficiency",
+        label="with optimal cost",
+        cell=lambda row: str(row["n_solved_with_optimal_cost"]),
     ),
     Metric(
         "prompt_tokens_per_step",

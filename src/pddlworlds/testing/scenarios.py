@@ -119,7 +119,7 @@ def play_scenario(scenario: Scenario, agent: str, model: Any = None) -> EpisodeR
             return f"Met: yes\nSummary: {summaries.pop(0)}"
         return replies.pop(0)
 
-    env = gym.make(scenario.env_id, max_episode_steps=len(scenario.actions))
+    env = gym.make(scenario.env_id, step_budget=len(scenario.actions))
     if model is not None:
         return make_agent(agent, ReplayedModel(model, respond), example=False).run(
             env, options={"problem": scenario.problem})

@@ -16,7 +16,7 @@ from .. import generators
 from ..files import atomic_write
 from ..registry import Registry
 from ..worlds.catalogue import domains
-from .renaming import ProblemIndex, load_problem, same_up_to_renaming, structure_hash
+from ..worlds.renaming import ProblemIndex, load_problem, same_up_to_renaming, structure_hash
 
 __all__ = [
     "HELD_OUT",

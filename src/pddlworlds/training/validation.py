@@ -113,7 +113,7 @@ def held_out_rows(lines: Iterable[Mapping[str, Any]], domains_root: str | Path |
             if key not in envs:  # the episode's own budget: the replay ends where the episode did
                 with normalisation_warnings_ignored():
                     envs[key] = make_domain_env(record.domain, domains_root, split=record.split,
-                                                max_episode_steps=max(1, key[2]))
+                                                step_budget=max(1, key[2]))
             with normalisation_warnings_ignored():
                 states = replay_states(envs[key], line)
             candidates = [scored_candidates(s) for s in record.trajectory]

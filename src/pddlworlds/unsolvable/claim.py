@@ -8,7 +8,8 @@ negation ("it is not impossible") reads as a claim.
 
 from __future__ import annotations
 
-from ..worlds.text import FILLER_WORDS, tokens
+from ..worlds.action_parser import FILLER_WORDS
+from ..worlds.wording import tokens
 
 __all__ = ["CLAIM_OBSERVATION", "IMPOSSIBLE_ACTION", "is_claim", "list_with_claim"]
 

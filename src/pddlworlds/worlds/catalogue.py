@@ -7,11 +7,15 @@ folder laid out the same way works too.
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cards import CARD_FILE, Card, read_card
 from .grounding import natural_key
+from .ladder import DEFAULT_MAX_EPISODE_STEPS, LADDER_SPLIT
 from .pddl import MAX_PDDL_BYTES, LiftedTask, read_pddl_bytes, read_task
 
 __all__ = [
@@ -23,6 +27,7 @@ __all__ = [
     "data_dir",
     "domains",
     "get_domain",
+    "known_names",
     "load_task",
     "names_shipped_domain",
 ]
@@ -30,8 +35,6 @@ __all__ = [
 #: The split of AgentBoard's problems, the one the HiAgent paper reports on.
 AGENTBOARD_SPLIT = "agentboard"
 DEFAULT_SPLIT = AGENTBOARD_SPLIT
-#: The benchmark's step budget per episode.
-DEFAULT_MAX_EPISODE_STEPS = 30
 
 
 def data_dir(name: str) -> Path:
@@ -76,6 +79,21 @@ class Domain:
     @property
     def text_file(self) -> Path:
         return self.folder / "text.toml"
+
+    @property
+    def card(self) -> Card | None:
+        """The world's card (`card.toml`): every catalogue world has one; None for a folder without."""
+        path = self.folder / CARD_FILE
+        return read_card(path) if path.is_file() else None
+
+    @property
+    def default_split(self) -> str:
+        """The split an environment plays unless told: AgentBoard's public problems where the world has
+        them (the four public worlds), else the public ladder."""
+        splits = self.splits()
+        if DEFAULT_SPLIT in splits or LADDER_SPLIT not in splits:
+            return DEFAULT_SPLIT
+        return LADDER_SPLIT
 
     def splits(self) -> list[str]:
         root = self.folder / "problems"
@@ -127,8 +145,22 @@ def get_domain(name: str, root: str | Path | None = None) -> Domain:
     if found is None:
         where = "" if root is None else f" in {str(root)!r}"
         shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name):,} characters)"
-        raise ValueError(f"unknown domain {shown!r}{where}; domains: {', '.join(known) or 'none'}")
+        raise ValueError(f"unknown domain {shown!r}{where}; {known_names(known, name)}")
     return found
+
+
+#: Up to this many domain names an error lists them all; past it, the closest ones and how to list them.
+LISTED_NAMES = 12
+
+
+def known_names(known: Iterable[str], asked: str) -> str:
+    """The domains an error about `asked` names: all of them when few, else the closest and a count."""
+    known = list(known)
+    if len(known) <= LISTED_NAMES:
+        return f"domains: {', '.join(known) or 'none'}"
+    close = difflib.get_close_matches(asked.lower(), list(known), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"{hint}{len(known)} domains: `pddlworlds list` shows them"
 
 
 def load_task(

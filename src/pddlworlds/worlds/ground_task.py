@@ -185,7 +185,7 @@ class GroundTask:
 
     # ---- goal --------------------------------------------------------------------------------
 
-    @property
+    @cached_property
     def goal_size(self) -> int:
         return self.goal_pos.bit_count() + self.goal_neg.bit_count()
 

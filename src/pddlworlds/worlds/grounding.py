@@ -271,8 +271,13 @@ def ground(
             normalize.normalize(fd)
         except SystemExit as exc:
             raise PDDLError(f"{_where(task)}: {str(exc).removeprefix('error: ')}") from None
-    model = _explore(task, fd, max_explored)
-    fluents, plain, fd_actions, fd_axioms = _instantiate(task, fd, model, pddl)
+    try:
+        model = _explore(task, fd, max_explored)
+        fluents, plain, fd_actions, fd_axioms = _instantiate(task, fd, model, pddl)
+    except (KeyError, TypeError, AttributeError, AssertionError, IndexError) as exc:  # the translator's own
+        where = task.files[1] or _where(task)  # crash on a corner it does not read: one line, not a traceback
+        raise PDDLError(f"{where}: Fast Downward's translator cannot ground this task ({type(exc).__name__}: "
+                        f"{str(exc)[:200]}); {task.domain_name} uses a corner of PDDL it does not read") from None
     count = len(plain) + len({a.name for a in fd_actions})
     if count > max_ground_actions:
         raise SizeLimitError(
@@ -322,13 +327,18 @@ def ground(
     for schema, args, cost in plain:
         pos = neg = add = delete = 0
         preconditions, adds, deletes = compiled[schema.name]
+        never = False
         for atom, positive in preconditions:
             i = where(atom(args))
-            if positive:
-                pos |= 1 << i  # a positive precondition of a reachable action is reachable or static
-            elif i is not None:  # an atom never reached never holds: its negation needs no bit
+            if i is None:  # an atom never reached never holds: its negation needs no bit, and an action that
+                # needs it never applies (the exploration over-approximates a precondition that repeats a
+                # variable, `(link ?x ?x)`: its rule does not bind an atom's two places to one object)
+                never = never or positive
+            elif positive:
+                pos |= 1 << i
+            else:
                 neg |= 1 << i
-        if neg & static_true:
+        if never or neg & static_true:
             continue
         for atom in adds:
             add |= 1 << index[atom(args)]

@@ -16,12 +16,14 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .pddl_constants import adopt_constants
+from .pddl_corners import declared_types
 from .pddl_text import (
     MAX_NESTING,
     MAX_PDDL_BYTES,
@@ -85,11 +87,16 @@ def translator():
     return pddl, parsing_functions, normalize, pddl_to_prolog, build_model, instantiate
 
 
+#: Held while the translator's output is redirected: `redirect_stdout` swaps the process-wide `sys.stdout`,
+#: so two threads redirecting at once could restore each other's buffer and silence the program for good.
+_QUIET = threading.RLock()
+
+
 @contextlib.contextmanager
 def translator_quiet() -> Iterator[None]:
     """The translator prints its progress to stdout and its warnings (a type named like a predicate...) to
-    stderr; a library says nothing unasked, so both are dropped while it runs."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    stderr; a library says nothing unasked, so both are dropped while it runs (one thread at a time)."""
+    with _QUIET, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         yield
 
 
@@ -159,6 +166,10 @@ class Schema:
     conditions: tuple[Formula, ...] = ()
     #: Whether some effect is conditional (`when`) or quantified (`forall`): `add`/`delete` are then not all.
     conditional: bool = False
+    #: Where the action's cost is a function's value (`(increase (total-cost) (f ?x))`): the function and
+    #: its arguments (parameter indices or constants); a ground action whose value the problem omits has no
+    #: cost, and Fast Downward's translator leaves it out.
+    cost_function: tuple[str, tuple[int | str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -175,8 +186,14 @@ class LiftedTask:
     goal_conditions: tuple[Formula, ...] = ()
     derived: tuple[str, ...] = ()  # predicates defined by `:derived` rules
     costs: bool = False  # `(:metric minimize (total-cost))`: actions cost what their effects say
+    #: Numeric functions other than `total-cost` (name, parameter names), and their values at the start
+    #: (name, args, value): static, as classical PDDL allows them (road lengths that actions cost).
+    functions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    values: tuple[tuple[str, tuple[str, ...], int | float], ...] = ()
     #: The files as the translator's parser reads them (lower-cased nested lists), for the grounder.
     source: tuple = field(default=(), compare=False, repr=False, hash=False)
+    #: The domain's and the problem's file, for messages that name them ("" where not read from files).
+    files: tuple[str, str] = field(default=("", ""), compare=False, repr=False, hash=False)
 
     def objects_of(self, type_name: str) -> list[str]:
         return [name for name, t in self.objects if type_name in self.supertypes.get(t, (t,))]
@@ -273,7 +290,8 @@ def read_task(
     problem_text = read_pddl_text(problem_path, max_file_bytes)
     domain_lists = parsed_domain(domain_text, domain_path)
     constants = domain_constants(domain_text, domain_path)
-    problem_lists = parsed_problem(problem_text, constants, problem_path)
+    types = declared_types(domain_lists)
+    problem_lists = parsed_problem(problem_text, constants, problem_path, types)
     pddl, parsing_functions, *_ = translator()
     from fast_downward.translate.pddl_parser.parse_error import ParseError
 
@@ -290,7 +308,7 @@ def read_task(
             message, line = _parse_error(exc, domain_lists)
             raise PDDLError(f"cannot parse domain: {message}", domain_path, line) from None
         if adopted:
-            problem_lists = parsed_problem(problem_text, {**constants, **adopted}, problem_path)
+            problem_lists = parsed_problem(problem_text, {**constants, **adopted}, problem_path, types)
             warnings.warn(
                 f"{domain_path}: uses {', '.join(f'{n} ({t})' for n, t in adopted.items())} without declaring "
                 f"{'it' if len(adopted) == 1 else 'them'} as constants; taken from the problem's objects",
@@ -383,6 +401,10 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
                 conditional = True
                 continue
             (delete if effect.literal.negated else add).append(literal(effect.literal))
+        cost = getattr(action.cost, "expression", None)
+        cost_function = None
+        if hasattr(cost, "symbol"):
+            cost_function = (cost.symbol, tuple(params.get(a, a) for a in cost.args))
         schemas.append(Schema(
             name=action.name,
             parameters=tuple(p.name.lstrip("?") for p in action.parameters),
@@ -392,6 +414,7 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
             delete=tuple(delete),
             conditions=tuple(conditions),
             conditional=conditional,
+            cost_function=cost_function,
         ))
     init = frozenset(
         (a.predicate, tuple(a.args)) for a in task.init if isinstance(a, pddl.Atom) and a.predicate != "="
@@ -414,5 +437,10 @@ def _lifted(task, pddl, source: tuple, domain_path: Path, problem_path: Path) ->
         goal_conditions=tuple(goal_conditions),
         derived=tuple(dict.fromkeys(axiom.name for axiom in task.axioms)),
         costs=bool(task.use_min_cost_metric),
+        functions=tuple((f.name, _distinct(a.name.lstrip("?") for a in f.arguments))
+                        for f in task.functions if f.name != "total-cost"),
+        values=tuple(sorted((a.fluent.symbol, tuple(a.fluent.args), a.expression.value) for a in task.init
+                            if isinstance(a, pddl.Assign) and a.fluent.symbol != "total-cost")),
+        files=(str(domain_path), str(problem_path)),
         source=source,
     )

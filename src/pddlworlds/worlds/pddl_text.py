@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from .pddl_corners import normalise_domain_lists, normalise_problem_lists
 from .pddl_features import (
     KNOWN_REQUIREMENTS,
     SUPPORTED,
@@ -304,7 +305,8 @@ def parsed_domain(text: str, path: str | Path = "<domain>") -> list:
     """The domain as nested lists, checked (`check_domain_structure`), lower-cased, in the form the
     translator's parser takes: declarations before actions (PDDL does not fix their order), requirement
     flags it lists only (it validates them and uses none: what a domain uses is read from its text), and
-    `either` in an action's parameters written as an `or` of type conditions."""
+    the corners of legal PDDL it reads wrongly settled (`pddl_corners`: implied parent types, `either`
+    anywhere, summed costs, names declared twice, undeclared types)."""
     path = Path(path)
     define = read_sexpr(text, path)
     check_domain_features(define, path)
@@ -318,11 +320,9 @@ def parsed_domain(text: str, path: str | Path = "<domain>") -> list:
     for section in declarations:
         if section_name(section) == ":requirements":
             section[1:] = [flag for flag in section[1:] if flag in _TRANSLATOR_FLAGS]
-    for section in rest:
-        if section_name(section) == ":action":
-            _either_parameters(section)
     out = Node(head + declarations + rest)
     out.line = getattr(define, "line", 0)
+    normalise_domain_lists(out, path)
     return out
 
 
@@ -334,48 +334,19 @@ _TRANSLATOR_FLAGS = frozenset({
 })
 
 
-def _either_parameters(action: list) -> None:
-    """`?x - (either a b)` among an action's parameters becomes `?x` (an object) and, in its precondition,
-    that some `a` or some `b` equals `?x`: the translator takes `either` only in predicate declarations."""
-    keys = [e if isinstance(e, str) else None for e in action]
-    if ":parameters" not in keys or keys.index(":parameters") + 1 >= len(action):
-        return
-    params = action[keys.index(":parameters") + 1]
-    conditions, rebuilt, pending = [], [], []
-    i = 0
-    while i < len(params):
-        item = params[i]
-        if item == "-" and i + 1 < len(params):
-            kind = params[i + 1]
-            if isinstance(kind, list) and kind and kind[0] == "either":
-                rebuilt += pending + ["-", "object"]
-                conditions += [["or", *[["exists", [f"?either-{v[1:]}", "-", t], ["=", f"?either-{v[1:]}", v]]
-                                         for t in kind[1:]]] for v in pending]
-            else:
-                rebuilt += pending + ["-", kind]
-            pending = []
-            i += 2
-            continue
-        pending.append(item)
-        i += 1
-    rebuilt += pending
-    if not conditions:
-        return
-    params[:] = rebuilt
-    if ":precondition" in keys and keys.index(":precondition") + 1 < len(action):
-        at = keys.index(":precondition") + 1
-        action[at] = Node(["and", action[at], *conditions])
-    else:
-        at = keys.index(":parameters") + 2
-        action[at:at] = [":precondition", Node(["and", *conditions])]
-
-
-def parsed_problem(text: str, constants: dict[str, str], path: str | Path = "<problem>") -> list:
+def parsed_problem(
+    text: str, constants: dict[str, str], path: str | Path = "<problem>", types: dict[str, str] | None = None
+) -> list:
     """The problem as nested lists, checked (`check_problem_structure`), lower-cased, with objects that
-    repeat a domain constant (or an earlier object) of the same type dropped: that is one object."""
+    repeat a domain constant (or an earlier object) of the same type dropped: that is one object. With the
+    domain's `types` (`pddl_corners.declared_types`), its objects' types are checked to be declared and
+    `either` in its goal rewritten (`pddl_corners.normalise_problem_lists`)."""
     text, _ = normalise_problem(text, constants, path)
     check_problem_structure(text, path)
-    return lowered(read_sexpr(text, Path(path)))
+    define = lowered(read_sexpr(text, Path(path)))
+    if types is not None:
+        normalise_problem_lists(define, types, Path(path))
+    return define
 
 
 def normalised_texts(

@@ -1,9 +1,17 @@
-"""Natural language in and out: sentence templates, the action parser, and the character set.
+"""Natural language out: sentence templates, action phrasings, and the character set (the parser that reads
+text back is `action_parser`).
 
 Each domain folder may hold a `text.toml` with one sentence pair per predicate (how it reads when true, and
 when false) and one or more phrasings per action; the first phrasing is how the environment writes the
 action, the others are also accepted. Placeholders are the PDDL parameter names: `stack {ob} on {underob}`.
 Whatever a domain leaves out falls back to the bare PDDL form, so any STRIPS domain works without text.
+
+A domain may also choose the compact layout (`layout = "compact"`, what the catalogue's worlds use): the
+objects are named once by kind (`[types]`: a noun pair per type, or per unary predicate that never changes,
+as untyped domains declare kinds), the facts no action changes are said once in their own paragraph, and
+many facts of one predicate read as one sentence (`[lists]`: "At depot1: truck1, crate2 and crate3.") rather
+than one sentence each; the values of numeric functions (road lengths an action costs) are said with the
+fixed facts (`[functions]`, list sentences whose items may use `{value}`). See `ListForm` and docs/catalogue.md ("Writing a world's text").
 """
 
 from __future__ import annotations
@@ -14,23 +22,28 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grounding import Atom, natural_key
+from .compact import ListForm, read_list, read_types
+from .grounding import Atom
 from .names import generic_sentences, starter_text
-from .pddl import Formula, LiftedTask, PDDLError, Schema, read_pddl_text
+from .pddl import Formula, LiftedTask, PDDLError, read_pddl_text
+from .sexpr import line_of_form
+from .wording import SLOT, article, fill, join_and, quoted, tokens
 
 __all__ = [
     "CHARSET",
+    "LAYOUTS",
     "META_ACTIONS",
     "OBSERVATION_MODES",
-    "ActionParser",
-    "ParseError",
-    "ParsedAction",
+    "ListForm",
     "TextTemplates",
     "article",
+    "fill",
     "generic_sentences",
     "join_and",
     "load_templates",
+    "quoted",
     "starter_text",
+    "tokens",
 ]
 
 #: Every character the environments read or write. Object names, templates and messages must stay inside it.
@@ -40,28 +53,10 @@ CHARSET = string.ascii_letters + string.digits + " \n.,:;!?'\"()[]{}<>-_/+=*#&%$
 #: that never change were in the first observation), or what the action changed.
 OBSERVATION_MODES = ("full", "fluents", "changes")
 META_ACTIONS = ("check valid actions", "look around")
+#: How a state reads: a sentence per true fact ("sentences", the four public worlds'), or objects by kind,
+#: fixed facts once and facts grouped into list sentences ("compact"; see the module docstring).
+LAYOUTS = ("sentences", "compact")
 
-#: Words that carry no meaning of their own in an action phrase; they weigh little when matching.
-FILLER_WORDS = frozenset(
-    ["a", "an", "the", "to", "from", "on", "in", "into", "of", "at", "with", "and", "by", "for", "using", "use", "i", "will", "now", "then", "please", "action", "it", "its", "is", "while"]
-)
-#: Words that turn an instruction into its opposite ("do not unstack b2 from b3"); such text is refused.
-NEGATION_WORDS = frozenset({
-    "not", "never", "dont", "don", "doesnt", "doesn", "cannot", "shouldnt", "shouldn", "mustnt", "mustn",
-})
-_SLOT = re.compile(r"\{([^{}]+)\}")
-_TOKEN = re.compile(r"[a-z0-9_][a-z0-9_\-]*")
-
-
-def quoted(text: str, limit: int = 200) -> str:
-    """`text` quoted for a message, cut after `limit` characters: an action echoed back whole could make an
-    observation longer than the observation space allows (the space leaves room for one action's length)."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-case words of an action text; punctuation and brackets are separators."""
-    return [t.strip("-") for t in _TOKEN.findall(text.lower()) if t.strip("-")]
 
 
 @dataclass(frozen=True)
@@ -82,6 +77,19 @@ class TextTemplates:
     after_action: str = "full"
     source: str = "<generic>"
     _param_names: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    #: "sentences" or "compact" (`LAYOUTS`).
+    layout: str = "sentences"
+    #: The compact layout's kinds: a type's (or a unary predicate's) name -> (singular, plural) noun.
+    types: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: The compact layout's list sentences, by predicate.
+    lists: dict[str, ListForm] = field(default_factory=dict)
+    #: The compact layout's sentences of numeric functions' values (road lengths...), by function; their
+    #: items may use `{value}`. A function left out is said in a plain form.
+    functions: dict[str, ListForm] = field(default_factory=dict)
+
+    def params(self, predicate: str) -> tuple[str, ...]:
+        """A predicate's parameter names, as its templates name their slots."""
+        return self._param_names[predicate]
 
     def sentence(self, atom: Atom, true: bool = True) -> str:
         name, args = atom
@@ -89,7 +97,7 @@ class TextTemplates:
             bare = " ".join((name, *args))
             return bare + (" holds" if true else " does not hold")
         template = self.predicates[name][0 if true else 1]
-        return template.format(**dict(zip(self._param_names[name], args)))
+        return fill(template, dict(zip(self._param_names[name], args)))
 
     def condition(self, formula: Formula, binding: dict[str, str] | None = None, true: bool = True) -> str:
         """A non-literal condition in words, atoms in their sentences: "for every ball ?b: ?b is not ..."."""
@@ -118,7 +126,7 @@ class TextTemplates:
         phrase = self.actions[schema][0]
         out = phrase.template
         names = self._param_names["action:" + schema]
-        return out.format(**dict(zip(names, args)))
+        return fill(out, dict(zip(names, args)))
 
     def signature(self, schema: str) -> str:
         """The canonical phrase with its placeholders, e.g. `stack <ob> on <underob>`."""
@@ -126,12 +134,12 @@ class TextTemplates:
 
 
 def _phrase(template: str, params: tuple[str, ...], where: str) -> Phrase:
-    names = _SLOT.findall(template)
+    names = SLOT.findall(template)
     if sorted(names) != sorted(params):
         raise PDDLError(f"{where}: template {template!r} must use each of {{{'}, {'.join(params)}}} once")
     if "," in template:
         raise PDDLError(f"{where}: action templates may not contain ',' (it separates listed actions)")
-    words = tuple(w for w in tokens(_SLOT.sub(" ", template)))
+    words = tuple(w for w in tokens(SLOT.sub(" ", template)))
     return Phrase(template, words, tuple(params.index(n) for n in names))
 
 
@@ -149,9 +157,19 @@ def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemp
             raise PDDLError(f"invalid TOML: {exc}", path) from exc
     pred_text = data.get("predicates", {})
     action_text = data.get("actions", {})
-    after = data.get("after_action", "full")
+    layout = data.get("layout", "sentences")
+    if layout not in LAYOUTS:
+        raise PDDLError(f"layout must be one of {LAYOUTS}, not {layout!r}", path)
+    after = data.get("after_action", "changes" if layout == "compact" else "full")
     if after not in OBSERVATION_MODES:
         raise PDDLError(f"after_action must be one of {OBSERVATION_MODES}, not {after!r}", path)
+    unknown_keys = set(data) - {"layout", "after_action", "predicates", "actions", "types", "lists", "functions"}
+    if unknown_keys:
+        raise PDDLError(f"unknown key(s) {', '.join(sorted(unknown_keys))}; a text file holds layout, "
+                        "after_action, [predicates], [actions], [types], [lists] and [functions]", path)
+    if layout != "compact" and (data.get("types") or data.get("lists") or data.get("functions")):
+        raise PDDLError('[types], [lists] and [functions] are read in the compact layout only: add '
+                        'layout = "compact"', path)
     known_preds = {name for name, _ in task.predicates}
     known_actions = {s.name for s in task.schemas}
     for name in pred_text:
@@ -170,7 +188,7 @@ def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemp
             if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
                 raise PDDLError(f"[predicates] {name}: expected [true sentence, false sentence]", path)
             for sentence in pair:
-                if sorted(_SLOT.findall(sentence)) != sorted(params):
+                if sorted(SLOT.findall(sentence)) != sorted(params):
                     raise PDDLError(f"[predicates] {name}: {sentence!r} must use each of {params} once", path)
             predicates[name] = (pair[0], pair[1])
         else:
@@ -184,265 +202,57 @@ def load_templates(task: LiftedTask, path: str | Path | None = None) -> TextTemp
         bare = " ".join([schema.name, *("{" + p + "}" for p in schema.parameters)])
         where = f"{path}: [actions] {schema.name}"
         actions[schema.name] = tuple(_phrase(t, schema.parameters, where) for t in (given or [bare]))
-    templates = TextTemplates(predicates, actions, after, source, param_names)
+    types = read_types(data.get("types", {}), task, path)
+    unknown = [name for name in data.get("lists", {}) if name not in known_preds]
+    if unknown:
+        raise PDDLError(f"[lists] names unknown predicate {unknown[0]!r}", path)
+    lists = {name: read_list(name, spec, param_names[name], path) for name, spec in data.get("lists", {}).items()}
+    function_params = dict(task.functions)
+    functions = {}
+    for name, spec in data.get("functions", {}).items():
+        if name not in function_params:
+            raise PDDLError(f"[functions] names unknown function {name!r}; functions: "
+                            f"{', '.join(function_params) or 'none (total-cost is never said)'}", path)
+        functions[name] = read_list(name, spec, (*function_params[name], "value"), path, "[functions]")
+    templates = TextTemplates(predicates, actions, after, source, param_names, layout, types, lists, functions)
     _check_charset(templates, task, path)
     return templates
 
 
+def _check_names(task: LiftedTask) -> None:
+    """The PDDL names a text shows (objects, predicates, actions) written in `CHARSET` and without `,` (which
+    separates listed actions); refused naming the PDDL file and line, not the text file."""
+    allowed = set(CHARSET) - {","}
+    names = [("object", name) for name, _ in task.objects] + [("predicate", name) for name, _ in task.predicates]
+    names += [("action", schema.name) for schema in task.schemas]
+    for what, name in names:
+        bad = set(name) - allowed
+        if not bad:
+            continue
+        path, line = None, None
+        for side in (1, 0):  # an object is the problem's, else a constant of the domain's
+            tree = task.source[side] if len(task.source) > side else None
+            line = line_of_form(tree, name) if tree else None
+            if line is not None or (side == 0 and task.files[side]):
+                path = task.files[side] or None
+                break
+        raise PDDLError(f"the {what} name {name!r} uses {', '.join(map(repr, sorted(bad)))}: names are written in "
+                        "ASCII letters, digits and punctuation, without ',' (which separates listed actions)",
+                        path, line)
+
+
 def _check_charset(templates: TextTemplates, task: LiftedTask, path) -> None:
+    _check_names(task)
     allowed = set(CHARSET)
     texts = [("object name", name) for name, _ in task.objects]
     texts += [("sentence", s) for pair in templates.predicates.values() for s in pair]
     texts += [("action phrase", p.template) for phrases in templates.actions.values() for p in phrases]
+    texts += [("type noun", noun) for pair in templates.types.values() for noun in pair]
+    texts += [("list sentence", t) for form in (*templates.lists.values(), *templates.functions.values())
+              for t in (form.one, form.many, form.item)]
     for what, text in texts:
         bad = set(text) - allowed
         if bad:
             raise PDDLError(f"{what} {text!r} uses characters outside the charset: {sorted(bad)}", path)
 
 
-# --------------------------------------------------------------------------------------------------
-# Parsing free text into an action.
-
-
-@dataclass(frozen=True)
-class ParsedAction:
-    """A parsed command: a meta-action (`meta` set) or a schema with its arguments."""
-
-    schema: str | None = None
-    args: tuple[str, ...] = ()
-    meta: str | None = None
-
-
-@dataclass(frozen=True)
-class ParseError:
-    """Why a text is not an action, in words the agent can act on."""
-
-    kind: str  # "empty" | "unknown_verb" | "unknown_object" | "wrong_arity" | "ambiguous" | "negated"
-    message: str
-
-
-class ActionParser:
-    """Turn free text into a (schema, args) pair, tolerating case, punctuation and filler words.
-
-    A schema is recognised by the words of its phrasings (or its PDDL name), weighed so that filler words
-    count little; objects are the words that name objects, taken in text order and mapped onto the
-    phrase's slots. The bare PDDL form `stack b1 b2` or `(stack b1 b2)` always works.
-    """
-
-    def __init__(self, task: LiftedTask, templates: TextTemplates):
-        self.task = task
-        self.templates = templates
-        self.objects = {name: t for name, t in task.objects}
-        self.schemas = {s.name: s for s in task.schemas}
-        self._keywords: dict[str, list[tuple[Phrase, frozenset[str]]]] = {}
-        for schema in task.schemas:
-            name_words = frozenset(w for w in schema.name.lower().split("-") if w)
-            self._keywords[schema.name] = [
-                (p, frozenset(p.words) | name_words) for p in templates.actions[schema.name]
-            ]
-        # Each phrasing, and the bare PDDL form, as words and parameter indices in text order.
-        self._patterns: list[tuple[str, tuple[str | int, ...]]] = []
-        for schema in task.schemas:
-            bare = [schema.name.lower(), *(i for i in range(len(schema.parameters)))]
-            self._patterns.append((schema.name, tuple(t for item in bare for t in _split(item))))
-            for phrase in templates.actions[schema.name]:
-                pieces = _SLOT.split(phrase.template)  # literal, slot name, literal, ...
-                pattern: list[str | int] = []
-                for i, piece in enumerate(pieces):
-                    pattern.extend([schema.parameters.index(piece)] if i % 2 else tokens(piece))
-                self._patterns.append((schema.name, tuple(pattern)))
-        self._phrase_words = {w for phrasings in self._keywords.values() for _, words in phrasings for w in words}
-
-    @staticmethod
-    def _weight(word: str) -> int:
-        # Integers, so that the score does not depend on the (hash-seeded) order a set is summed in:
-        # float sums of 0.1s did, and tied phrasings then split differently from run to run.
-        return 1 if word in FILLER_WORDS else 10
-
-    def parse(self, text: str) -> ParsedAction | ParseError:
-        words = tokens(text)
-        if not words:
-            return ParseError("empty", "The action is empty. " + self.verbs_hint())
-        joined = " ".join(words)
-        shown = quoted(joined)
-        negation = self._negation(words)
-        if negation is not None:
-            return ParseError(
-                "negated",
-                f"The action {shown} is negated ({negation!r}): write the one action to take, "
-                "not one to avoid. Nothing was done.",
-            )
-        exact = self._exact_phrase(words)
-        if exact is not None:  # an action written exactly as listed wins over a meta-action it contains
-            return exact
-        for meta in META_ACTIONS:
-            # "check", "check actions", "check valid action": AgentBoard's prompts and models write these too.
-            checking = meta == "check valid actions" and ("valid actions" in joined or words[0] == "check")
-            if meta in joined or checking:
-                return ParsedAction(meta=meta)
-        # Bare PDDL: the first word is an action name, then the objects in parameter order. A phrasing
-        # that starts with the action's name ("grasp shot1 with left") is read as a phrasing instead when
-        # the bare reading gets the types wrong.
-        by_name = {s.lower(): s for s in self.schemas}
-        if words[0] in by_name:
-            schema = self.schemas[by_name[words[0]]]
-            rest = [w for w in words[1:] if w not in FILLER_WORDS or w in self.objects]
-            bare = self._with_args(schema, tuple(range(len(schema.parameters))), rest, words[1:], shown)
-            if not isinstance(bare, ParsedAction) or self.types_fit(bare.schema, bare.args):
-                return bare
-        # AgentBoard's phrasings name the PDDL action anywhere ("use hand right to empty-shot glass shot1 with
-        # beverage ingredient3") with the objects in parameter order; a hyphenated name that is no word of a
-        # phrasing decides at once, any other only where the phrasings read worse (below).
-        named = self._named_reading(words)
-        phrase_words = {w for phrasings in self._keywords.values() for phrase, _ in phrasings for w in phrase.words}
-        if named is not None and "-" in named.schema and named.schema.lower() not in phrase_words:
-            return named
-        reading = self._phrase_reading(words, shown)
-        fits = isinstance(reading, ParsedAction) and self.types_fit(reading.schema, reading.args)
-        if named is not None and not fits:
-            return named
-        return reading
-
-    def _named_reading(self, words: list[str]) -> ParsedAction | None:
-        """The first word naming an action schema, then the objects in the order written, if they fit."""
-        by_name = {s.lower(): s for s in self.schemas}
-        name = next((by_name[w] for w in words if w in by_name), None)
-        if name is None:
-            return None
-        objects = tuple(w for w in words if w in self.objects)
-        if len(objects) != len(self.schemas[name].parameters) or not self.types_fit(name, objects):
-            return None
-        return ParsedAction(schema=name, args=objects)
-
-    def _phrase_reading(self, words: list[str], shown: str) -> ParsedAction | ParseError:
-        """The action whose phrasing's words the text shares most, objects mapped onto its slots."""
-        present = set(words)
-        best: list[tuple[float, int, str, Phrase]] = []
-        for name, phrasings in self._keywords.items():
-            for phrase, keywords in phrasings:
-                # An object may share its name with a phrase word ("jack up the-hub1"): it counts as both.
-                matched = sum(self._weight(w) for w in keywords if w in present)
-                if matched < 10:
-                    continue
-                unmatched = sum(1 for w in keywords if w not in present and w not in FILLER_WORDS)
-                best.append((matched, -unmatched, name, phrase))
-        if not best:
-            return ParseError("unknown_verb", f"Unknown action {shown}. " + self.verbs_hint())
-        best.sort(key=lambda b: (b[0], b[1]), reverse=True)
-        top = [b for b in best if (b[0], b[1]) == (best[0][0], best[0][1])]
-        if len(top) > 1:
-            # Equal words: prefer phrasings whose objects fit in number, then in type.
-            fit = {id(b): self._fit(words, b[3], b[2]) for b in top}
-            best_fit = max(fit.values())
-            top = [b for b in top if fit[id(b)] == best_fit]
-        if len({b[2] for b in top}) > 1:
-            names = sorted({b[2] for b in top})
-            options = " or ".join(self.templates.signature(n) for n in names)
-            return ParseError("ambiguous", f"The action {shown} is ambiguous: did you mean {options}?")
-        _, _, name, phrase = top[0]
-        schema = self.schemas[name]
-        keywords = dict(self._keywords[name])[phrase]
-        leftovers = [w for w in words if w not in self.objects and w not in keywords and w not in FILLER_WORDS]
-        return self._with_args(schema, phrase.slots, self._objects_for(words, phrase, name), leftovers, shown)
-
-    def _exact_phrase(self, words: list[str]) -> ParsedAction | None:
-        """The action whose phrasing `words` spell exactly, word for word, objects of the right types in
-        the slots; None when no phrasing or more than one reading does."""
-        if words[0] in self.objects and len(words) == 1:
-            return None
-        found = None
-        for name, pattern in self._patterns:
-            if len(pattern) != len(words):
-                continue
-            args = [""] * len(self.schemas[name].parameters)
-            for item, word in zip(pattern, words):
-                if isinstance(item, int) and word in self.objects:
-                    args[item] = word
-                elif item != word:
-                    break
-            else:
-                if not self.types_fit(name, tuple(args)):
-                    continue  # "grasp shot1 left" may still be a phrasing's reading, scored below
-                if found is not None and found != (name, tuple(args)):
-                    return None  # two readings: leave it to the scoring below
-                found = (name, tuple(args))
-        return None if found is None else ParsedAction(schema=found[0], args=found[1])
-
-    def _negation(self, words: list[str]) -> str | None:
-        """The first negating word that is neither an object's name nor a word of an action phrasing."""
-        for word in words:
-            if word in NEGATION_WORDS and word not in self.objects and word not in self._phrase_words:
-                return word
-        return None
-
-    def _fit(self, words: list[str], phrase: Phrase, name: str) -> tuple[bool, bool]:
-        """(right number of objects, every object of the right type) for reading `words` with `phrase`."""
-        schema = self.schemas[name]
-        objects = self._objects_for(words, phrase, name)
-        if len(objects) != len(schema.parameters):
-            return (False, False)
-        args = [""] * len(objects)
-        for obj, slot in zip(objects, phrase.slots):
-            args[slot] = obj
-        return (True, self.types_fit(name, tuple(args)))
-
-    def types_fit(self, name: str, args: tuple[str, ...]) -> bool:
-        supertypes = self.task.supertypes
-        types = self.schemas[name].types
-        return all(t in supertypes.get(self.objects[a], (self.objects[a],)) for a, t in zip(args, types))
-
-    def _objects_for(self, words: list[str], phrase: Phrase, name: str) -> list[str]:
-        """Object words in text order, minus those that serve as this phrase's words when too many."""
-        objects = [w for w in words if w in self.objects]
-        keywords = dict(self._keywords[name])[phrase]
-        extra = len(objects) - len(self.schemas[name].parameters)
-        for word in [w for w in objects if w in keywords]:
-            if extra <= 0:
-                break
-            objects.remove(word)
-            extra -= 1
-        return objects
-
-    def _with_args(self, schema: Schema, slots, object_words, leftovers, shown: str) -> ParsedAction | ParseError:
-        arity = len(schema.parameters)
-        names = [w for w in object_words if w in self.objects]
-        unknown = [w for w in leftovers if w not in self.objects and w not in FILLER_WORDS]
-        if len(names) < arity and unknown:
-            return ParseError(
-                "unknown_object",
-                f"Unknown object {quoted(unknown[0], 50)} in {shown}. Objects are: "
-                + ", ".join(sorted(self.objects, key=natural_key)) + ".",
-            )
-        if len(names) != arity:
-            return ParseError(
-                "wrong_arity",
-                f"The action '{schema.name}' takes {arity} object{'s' if arity != 1 else ''} "
-                f"({self.templates.signature(schema.name)}), but {len(names)} "
-                f"{'were' if len(names) != 1 else 'was'} given in {shown}.",
-            )
-        args = [""] * arity
-        for obj, slot in zip(names, slots):
-            args[slot] = obj
-        return ParsedAction(schema=schema.name, args=tuple(args))
-
-    def verbs_hint(self) -> str:
-        verbs = [self.templates.signature(s.name) for s in self.task.schemas]
-        return "Actions are: " + ", ".join(verbs) + ", " + ", ".join(META_ACTIONS) + "."
-
-
-def _split(item: str | int) -> list[str | int]:
-    return [item] if isinstance(item, int) else tokens(item)
-
-
-# --------------------------------------------------------------------------------------------------
-# Explaining why an action cannot be taken.
-
-
-def article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
-
-
-def join_and(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]

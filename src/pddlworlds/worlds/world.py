@@ -10,30 +10,35 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from .action_parser import ActionParser, ParsedAction, ParseError
 from .catalogue import load_task
-from .ground_task import ByteTable
-from .grounding import MAX_ATOMS, MAX_EXPLORED, MAX_GROUND_ACTIONS, GroundTask, bind, ground, holds, set_bits
-from .pddl import LiftedTask
-from .text import (
-    META_ACTIONS,
-    ActionParser,
-    ParsedAction,
-    ParseError,
-    TextTemplates,
-    article,
-    join_and,
-    load_templates,
-    tokens,
+from .ground_task import ByteTable, Memo
+from .grounding import (
+    MAX_ATOMS,
+    MAX_EXPLORED,
+    MAX_GROUND_ACTIONS,
+    GroundTask,
+    bind,
+    ground,
+    holds,
+    natural_key,
+    set_bits,
 )
+from .pddl import LiftedTask, PDDLError, SizeLimitError
+from .text import META_ACTIONS, TextTemplates, article, join_and, load_templates, tokens
 
 __all__ = ["Outcome", "World"]
 
 GOAL_REACHED = "The goal is reached."
+#: Characters of full state descriptions a world keeps written (about 8 MB of text at most).
+DESCRIBED_CHARS = 4_000_000
+#: Action texts of the valid-action listings a world keeps, by state (references to texts it holds anyway).
+LISTED_TEXTS = 1_000_000
 #: The goal's text when the problem's goal is `(and)`: true in every state, so every episode is over at reset.
 EMPTY_GOAL_TEXT = "The goal is empty: it holds in every state."
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made on every step: a slotted class without frozen's per-field setattr is cheapest
 class Outcome:
     state: int
     observation: str
@@ -85,6 +90,9 @@ class World:
         # A state's sentences joined one byte of the state at a time (`ByteTable`): a few look-ups.
         self._unsaid_dot = tuple(sentence + "." for sentence in self._unsaid)
         self._said_table = ByteTable(self._said_dot, " ".join)
+        #: Full descriptions by state, up to `DESCRIBED_CHARS` characters in all; listings, `LISTED_TEXTS`.
+        self._described = Memo(DESCRIBED_CHARS)
+        self._listed = Memo(LISTED_TEXTS)
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
         # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
         # a meta-action its words contain ("stack look around" with objects look and around); texts that
@@ -120,15 +128,139 @@ class World:
         return self.task.init
 
     def describe(self, state: int) -> str:
-        """The full state, one sentence per true atom, in atom order."""
-        sentences = self._said_table.parts(state & self._shown)
-        return " ".join(sentences) if sentences else "Nothing is true."
+        """The full state: one sentence per true atom, in atom order; in the compact layout the objects by
+        kind, the fixed facts and the current state, each a paragraph."""
+        if self.templates.layout == "compact":
+            return "\n".join(part for part in (*self._introduction, self.describe_current(state)) if part)
+        text = self._described.get(state)
+        if text is None:  # states recur (an agent's detours, a walk's): each is written once
+            sentences = self._said_table.parts(state & self._shown)
+            text = " ".join(sentences) if sentences else "Nothing is true."
+            self._described.keep(state, text)
+        return text
+
+    def describe_current(self, state: int) -> str:
+        """The facts of `state` an action can change (compact layout: grouped into list sentences)."""
+        text = self._grouped(state & self.fluent_mask)
+        return "Current state: " + (text or "none of the facts that can change holds.")
+
+    @cached_property
+    def _kinds(self) -> dict[str, list[str]]:
+        """Kind noun (plural) -> objects, for the compact layout's first paragraph: each object under its
+        own type's nouns, or under a unary predicate of `[types]` that holds of it at the start."""
+        kinds: dict[str, tuple[tuple[str, str], list[str]]] = {}
+        by_predicate = {name: nouns for name, nouns in self.templates.types.items() if name in self._kind_predicates}
+        for obj, type_name in self.lifted.objects:
+            nouns = next((n for pred, n in by_predicate.items() if (pred, (obj,)) in self.lifted.init), None)
+            if nouns is None:
+                if type_name == "object" and "object" not in self.templates.types and by_predicate:
+                    nouns = ("other object", "other objects")
+                else:
+                    nouns = self.templates.types.get(type_name, (type_name, type_name + "s"))
+            kinds.setdefault(nouns[1], (nouns, []))[1].append(obj)
+        # kinds in the order `[types]` gives them, objects by name (b2 before b10)
+        rank = {nouns[1]: i for i, nouns in enumerate(self.templates.types.values())}
+        ordered = sorted(kinds.items(), key=lambda item: rank.get(item[0], len(rank)))
+        return {(nouns[0] if len(objs) == 1 else nouns[1]): sorted(objs, key=natural_key)
+                for _, (nouns, objs) in ordered}
+
+    @cached_property
+    def _introduction(self) -> tuple[str, str]:
+        """The compact layout's first two paragraphs: the objects by kind and the facts no action changes."""
+        kinds = [f"{noun} {join_and(objs)}" for noun, objs in self._kinds.items()]
+        objects = "Objects: " + "; ".join(kinds) + "." if kinds else ""
+        fixed_mask = self.task.init & ~self.fluent_mask & self._shown
+        for i in set_bits(fixed_mask):
+            if self.task.atoms[i][0] in self._kind_predicates:
+                fixed_mask &= ~(1 << i)
+        fixed = " ".join(part for part in (self._grouped(fixed_mask), self._function_values(), self._action_costs())
+                         if part)
+        return objects, ("Fixed facts: " + fixed if fixed else "")
+
+    def _action_costs(self) -> str:
+        """What each kind of action costs, where the domain has action costs and every action of the kind
+        costs the same ("What actions cost: move 1, push-to-goal 1 and push-to-nongoal 1."); a kind whose
+        cost varies is priced by its function's values, said beside."""
+        if not self.task.costs:
+            return ""
+        costs: dict[str, set[int]] = {}
+        for action in self.task.actions:
+            costs.setdefault(action.schema, set()).add(action.cost)
+        fixed = [f"{schema} {next(iter(found))}" for schema, found in costs.items() if len(found) == 1]
+        return f"What actions cost: {join_and(fixed)}." if fixed else ""
+
+    def _function_values(self) -> str:
+        """The numeric functions' values (they never change in classical PDDL), function by function: as
+        `[functions]` words them, else plainly ("road-length of a and b is 3")."""
+        by_function: dict[str, list[tuple[str, ...]]] = {}
+        for name, args, value in self.lifted.values:
+            shown = str(int(value)) if float(value).is_integer() else str(value)
+            by_function.setdefault(name, []).append((*args, shown))
+        parts: list[str] = []
+        for name, params in self.lifted.functions:
+            facts = by_function.get(name)
+            if not facts:
+                continue
+            form = self.templates.functions.get(name)
+            if form is None:
+                items = [f"{join_and(list(f[:-1])) or name} is {f[-1]}" for f in facts]
+                parts.append(f"Values of {name}: {'; '.join(items)}.")
+            else:
+                parts.extend(_capitalised(t, self._names) + "." for t in form.sentences((*params, "value"), facts))
+        return " ".join(parts)
+
+    def _grouped(self, mask: int) -> str:
+        """The atoms of `mask` in words, predicate by predicate in the domain's order: a `[lists]` predicate's
+        facts as its list sentences, any other's a sentence each."""
+        by_predicate: dict[str, list[int]] = {}
+        for i in set_bits(mask):
+            by_predicate.setdefault(self.task.atoms[i][0], []).append(i)
+        parts: list[str] = []
+        for name in self._predicate_order:
+            indices = by_predicate.get(name)
+            if not indices:
+                continue
+            form = self.templates.lists.get(name)
+            if form is None:
+                parts.extend(self._said_cap[i] for i in indices)
+            else:
+                facts = [self.task.atoms[i][1] for i in indices]
+                parts.extend(_capitalised(t, self._names) + "." for t in form.sentences(self.templates.params(name), facts))
+        return " ".join(parts)
+
+    @cached_property
+    def _said_cap(self) -> tuple[str, ...]:
+        """The compact layout's sentences of true atoms as sentences of their own: a capital first letter
+        unless they start with a name (the public four's text keeps its sentences as written)."""
+        return tuple(_capitalised(sentence, self._names) for sentence in self._said_dot)
+
+    @cached_property
+    def _kind_predicates(self) -> frozenset[str]:
+        """The one-place predicates `[types]` reads as kinds (an untyped domain's `(truck ?t)`): an object
+        is listed under the first that holds of it, and their facts are not said again. A kind must never
+        change, or the first paragraph would go stale."""
+        types = {t for _, t in self.lifted.objects} | set(self.lifted.supertypes)
+        names = frozenset(n for n in self.templates.types if n not in types)
+        for i in set_bits(self.fluent_mask):
+            if self.task.atoms[i][0] in names:
+                raise PDDLError(f"[types] reads {self.task.atoms[i][0]!r} as a kind, but an action changes it",
+                                self.templates.source)
+        return names
+
+    @cached_property
+    def _predicate_order(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.lifted.predicates)
+
+    @cached_property
+    def _names(self) -> set[str]:
+        return {name for name, _ in self.lifted.objects} | {name for name, _ in self.lifted.predicates}
 
     def describe_changes(self, before: int, after: int) -> str:
         added = after & ~before & self._shown
         removed = before & ~after & self._shown
         # an action changes a few atoms: their bits are fewer than the state's bytes, so no table here
-        parts = [self._said_dot[i] for i in set_bits(added)]
+        said = self._said_cap if self.templates.layout == "compact" else self._said_dot
+        parts = [said[i] for i in set_bits(added)]
         parts += [self._unsaid_dot[i] for i in set_bits(removed)]
         return " ".join(parts) if parts else "Nothing changed."
 
@@ -155,7 +287,11 @@ class World:
 
     def valid_actions(self, state: int) -> list[str]:
         """Executable actions in the task's fixed action order, each in the form the parser accepts."""
-        return [self._action_texts[i] for i in self.task.applicable(state)]
+        listed = self._listed.get(state)
+        if listed is None:  # each state's listing is written once (up to `LISTED_TEXTS` texts in all)
+            listed = tuple(self._action_texts[i] for i in self.task.applicable(state))
+            self._listed.keep(state, listed)
+        return list(listed)
 
     @cached_property
     def fluent_mask(self) -> int:
@@ -172,7 +308,11 @@ class World:
         """The observation of `state`: everything at reset (`before` None); after an action, by `mode`,
         everything ("full"), every fact an action can change ("fluents": the facts that never change were
         in the first observation), or what changed ("changes")."""
-        if mode == "full" or before is None:
+        if before is None:
+            text = self.describe(state)
+        elif self.templates.layout == "compact" and mode != "changes":  # objects and fixed facts were said
+            text = self.describe_current(state)
+        elif mode == "full":
             text = self.describe(state)
         elif mode == "fluents":
             text = self.describe(state & self.fluent_mask)
@@ -229,6 +369,7 @@ def explain_inapplicable(
     for obj, type_name in zip(args, schema.types):
         if type_name not in task.lifted.supertypes.get(types[obj], (types[obj],)):
             problems.append(f"{obj} is {article(types[obj])} {types[obj]}, not {article(type_name)} {type_name}")
+    unchecked: list[str] = []  # conditions over too many bindings to test one by one (`MAX_QUANTIFIED`)
     if not problems:
         for lit in schema.preconditions:
             atom = bind(lit, args)
@@ -236,8 +377,19 @@ def explain_inapplicable(
                 problems.append(templates.sentence(atom, true=not lit.positive))
         binding = {"?" + name: value for name, value in zip(schema.parameters, args)}
         for formula in schema.conditions:
-            if not holds(task, formula, state, binding):
-                problems.append("it is not true that " + templates.condition(formula, binding))
+            try:
+                if not holds(task, formula, state, binding):
+                    problems.append("it is not true that " + templates.condition(formula, binding))
+            except SizeLimitError:
+                unchecked.append(templates.condition(formula, binding))
+        if task.costs and schema.cost_function is not None:
+            name, slots = schema.cost_function
+            term = (name, tuple(args[a] if isinstance(a, int) else a for a in slots))
+            if term not in {(function, given) for function, given, _ in task.lifted.values}:
+                problems.append(f"the problem gives ({' '.join((term[0], *term[1]))}), this action's cost, no value")
+    if not problems and unchecked:  # the action is not applicable, so one of these fails
+        problems.append("it is not true that " + unchecked[0] if len(unchecked) == 1
+                        else "one of these does not hold: " + "; ".join(unchecked))
     if not problems:  # cannot happen for a well-formed task; say something true rather than nothing
         problems.append("its preconditions do not hold")
     return f"Cannot {action}: {join_and(problems)}."
@@ -267,5 +419,5 @@ def text_bound(task: LiftedTask, templates: TextTemplates) -> int:
 
 def _capitalised(text: str, names: set[str]) -> str:
     """Capital first letter, unless the sentence starts with a PDDL name (an object or a predicate)."""
-    first = text.split(" ", 1)[0]
+    first = text.split(" ", 1)[0].rstrip(",.;:!?")  # "hoist0, hoist1 and hoist2 are free": hoist0
     return text if not text or first in names else text[0].upper() + text[1:]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..grounding import Atom
 from ..pddl import LiftedTask, PDDLError
+from ..text import fill
 
 __all__ = [
     "AGENTBOARD_TEXT_FILE",
@@ -63,7 +64,7 @@ class AgentBoardText:
     def _fill(template: str | None, name: str, params: tuple[str, ...], args: tuple[str, ...]) -> str:
         if template is None:
             return " ".join((name, *args))
-        return template.format(**dict(zip(params, args)))
+        return fill(template, dict(zip(params, args)))
 
     def listing_extras(self) -> tuple[str, ...]:
         """The meta-actions AgentBoard appends to every valid-action listing."""

@@ -12,13 +12,18 @@ steps it, so that a model reads the text and gets the feedback its published num
   that became true; the observation that reaches the goal ends " The goal is satisfied.";
 - ground actions that name one object twice are neither listed nor executed.
 
+On any domain, beyond the four AgentBoard wrote text for: the goal names each of its top-level conditions
+(a quantified one in words, as progress counts it), the translator's helper atoms are never shown, and a
+listed action typed back exactly as listed is that action (AgentBoard's own reading would take an object
+named like a word of the phrasing, or containing "check", for something else).
+
 The listing is sorted (AgentBoard's order follows Python's string hashing and differs between runs).
 """
 
 from __future__ import annotations
 
 from ..grounding import set_bits
-from ..pddl import LiftedTask
+from ..pddl import Formula, LiftedTask
 from ..text import TextTemplates
 from ..world import Outcome, World
 from .text import AgentBoardText, read_action
@@ -53,8 +58,9 @@ class AgentBoardWorld(World):
         atoms = self.task.atoms
         self._sentence = tuple(words.atom_text(atom).capitalize() for atom in atoms)
         goal = sorted(
-            words.atom_text((n, args)) if positive else "not " + words.atom_text((n, args))
-            for n, args, positive in task.goal
+            [words.atom_text((n, args)) if positive else "not " + words.atom_text((n, args))
+             for n, args, positive in task.goal]
+            + [condition_words(words, formula) for formula in task.goal_conditions]
         )
         self._ab_goal = _GOAL_PREFIX + ", ".join(goal)
         # Ground actions naming one object twice are left out, as AgentBoard's action space leaves them out.
@@ -64,6 +70,13 @@ class AgentBoardWorld(World):
         self._schema_of = {s.name.lower(): s.name for s in task.schemas}
         self._object_of = {name.lower(): name for name, _ in task.objects}
         self._object_names = frozenset(self._object_of)
+        # A listed action's text, typed back as listed, is that action (texts two actions share are left out).
+        exact: dict[str, int | None] = {}
+        for index, text in enumerate(self._ab_action_texts):
+            if self._listed[index]:
+                key = _typed_key(text)
+                exact[key] = None if key in exact else index
+        self._ab_exact = {key: index for key, index in exact.items() if index is not None}
         self._by_schema: dict[str, tuple[int, ...]] = {}
         for index, action in enumerate(self.task.actions):
             if self._listed[index]:
@@ -80,12 +93,12 @@ class AgentBoardWorld(World):
         return " ".join(sorted(self._sentence[i] for i in set_bits(mask)))
 
     def describe(self, state: int) -> str:
-        """Every true atom as a capitalised sentence, sorted, joined by spaces."""
-        return self._sentences(state)
+        """Every true atom as a capitalised sentence, sorted, joined by spaces (helper atoms left out)."""
+        return self._sentences(state & self._shown)
 
     def describe_changes(self, before: int, after: int) -> str:
         """Only the atoms that became true (AgentBoard never says what stopped being true)."""
-        return self._sentences(after & ~before)
+        return self._sentences(after & ~before & self._shown)
 
     def goal_text(self) -> str:
         return self._ab_goal
@@ -116,13 +129,16 @@ class AgentBoardWorld(World):
     def step(self, state: int, text: str, mode: str) -> Outcome:
         """AgentBoard's step: "check", then "look around", then its action reading; no-ops are invalid."""
         text = text if isinstance(text, str) else str(text)
+        listed = self._ab_exact.get(_typed_key(text))
+        if listed is not None and self.task.is_applicable(state, listed):
+            return self._applied(state, listed, mode)
         lowered = text.lower()
-        if "check" in lowered:
+        if listed is None and "check" in lowered:  # an action's own text is never a meta-action
             actions = tuple(self.valid_actions(state))
             return Outcome(
                 state, self.listing(state), "check valid actions", None, True, valid_actions=actions
             )
-        if "look around" in lowered:
+        if listed is None and "look around" in lowered:
             return Outcome(state, self.describe(state), "look around", None, True)
 
         def executable(name: str) -> bool:
@@ -140,11 +156,45 @@ class AgentBoardWorld(World):
             return Outcome(state, NO_EFFECT, "invalid", shown, False, kind)
         if not self.task.is_applicable(state, index):
             return Outcome(state, NO_EFFECT, "invalid", shown, False, "precondition")
+        return self._applied(state, index, mode)
+
+    def _applied(self, state: int, index: int, mode: str) -> Outcome:
+        """An applicable action taken: invalid if it changes nothing, as AgentBoard counts a no-op."""
+        action = self.task.actions[index]
+        shown = self.words.action_text(action.schema, action.args)
         after = self.task.apply(state, index)
         if after == state:
             return Outcome(state, NO_EFFECT, "invalid", shown, False, "no_effect")
-        return Outcome(after, self.observe(after, mode, before=state), "action", shown, True,
-                       cost=self.task.actions[index].cost)
+        return Outcome(after, self.observe(after, mode, before=state), "action", shown, True, cost=action.cost)
+
+
+def _typed_key(text: str) -> str:
+    """A text as typed back: case, surrounding space and a closing period do not matter."""
+    return " ".join(text.lower().split()).rstrip(".").rstrip()
+
+
+def condition_words(words: AgentBoardText, formula: Formula, true: bool = True) -> str:
+    """A goal condition that is not a literal, in AgentBoard's wording of its atoms ("for every ball ?b:
+    ?b at room2")."""
+    op = formula.op
+    if op == "atom":
+        if formula.predicate == "=":
+            return f"{formula.args[0]} is {'' if true else 'not '}{formula.args[1]}"
+        text = words.atom_text((formula.predicate, formula.args))
+        return text if true else "not " + text
+    if op == "not":
+        return condition_words(words, formula.parts[0], not true)
+    if op in ("true", "false"):
+        return "nothing is required" if (op == "true") == true else "it is impossible"
+    if op in ("and", "or"):
+        word = ("and" if op == "and" else "or") if true else ("or" if op == "and" else "and")
+        inner = [condition_words(words, p, true) for p in formula.parts]
+        return "(" + f" {word} ".join(inner) + ")" if len(inner) > 1 else "".join(inner)
+    bound = ", ".join(f"{type_name} {name}" for name, type_name in formula.variables)
+    inner = " and ".join(condition_words(words, p) for p in formula.parts)
+    if (op == "forall") == true:
+        return f"for every {bound}: {inner}"
+    return f"there is {bound} such that {inner}" if true else f"no {bound} makes {inner}"
 
 
 def agentboard_text_bound(task: LiftedTask, words: AgentBoardText) -> int:
