@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGE = DOCS / "catalogue.md"
 SAMPLES = DOCS / "catalogue"
-SCRIPTED = DOCS / "results" / "catalogue-scripted"
-EMBEDDED = DOCS / "results" / "catalogue-embedded"
+SCRIPTED = DOCS / "results" / "catalogue-scripted*"
+EMBEDDED = DOCS / "results" / "catalogue-embedded*"
 #: Steps of the expert's plan a sample page shows.
 SAMPLE_STEPS = 3
 
@@ -55,17 +55,24 @@ def token_count(llama, text: str) -> int | None:
     return None if llama is None else len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
 
-def scores(folder: Path) -> dict[tuple[str, str], dict]:
-    """(world, agent) -> the run's aggregate scores (success, progress, steps against the optimum)."""
-    try:
-        run = read_run(folder)
-    except RunFolderError:
-        return {}
-    records = [M.as_record(line) for line in run.lines]
-    budgets = [int((line.get("meta") or {}).get("max_steps") or 30) for line in run.lines]
+def scores(pattern: Path) -> dict[tuple[str, str], dict]:
+    """(world, agent) -> the aggregate scores (success, progress, steps against the optimum) of the run folders
+    whose names match `pattern` (a world played later, in a run of its own, joins the first's)."""
     out = {}
-    for key, rows in M.group_records(records).items():
-        out[key] = M.aggregate(rows, max(budgets, default=30))
+    for folder in sorted(pattern.parent.glob(pattern.name)):
+        try:
+            run = read_run(folder)
+        except RunFolderError:
+            continue
+        by_world: dict[str, list] = {}
+        for line in run.lines:
+            by_world.setdefault(line["domain"], []).append(line)
+        for lines in by_world.values():
+            records = [M.as_record(line) for line in lines]
+            # each band plays at its own budget; an unsolved episode counts the one it had
+            budget = max(int((line.get("meta") or {}).get("max_steps") or 30) for line in lines)
+            for key, rows in M.group_records(records).items():
+                out.setdefault(key, M.aggregate(rows, budget))
     return out
 
 
@@ -120,10 +127,10 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
     """The generated parts of docs/catalogue.md (by marker name) and the sample pages (by file name)."""
     scripted, embedded = scores(SCRIPTED), scores(EMBEDDED)
     pages: dict[str, str] = {}
-    world_rows = ["| world | origin | kinds | features | ladder e/m/h | held out e/m/h | shortest plans | cheapest "
-                  "costs | first observation (tokens) |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
-    score_rows = ["| world | expert SR / PR | random SR / PR | random steps/opt | HiAgent SR / PR (easy 3) | "
-                  "STANDARD SR / PR (easy 3) |", "|---|---:|---:|---:|---:|---:|"]
+    world_rows = [("| world | origin | kinds | features | ladder e/m/h | held out e/m/h | shortest plans | cheapest "
+                  "costs | first observation (tokens) |"), "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    score_rows = [("| world | expert SR / PR | random SR / PR | random steps/opt | HiAgent SR / PR (easy 3) | "
+                  "STANDARD SR / PR (easy 3) |"), "|---|---:|---:|---:|---:|---:|"]
     for name, domain in domains().items():
         card = domain.card
         if card is None or LADDER_SPLIT not in domain.splits():
@@ -131,7 +138,7 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
         page, tokens = world_page(name, llama)
         pages[f"{name}.md"] = page
 
-        def bands(split: str) -> str:
+        def bands(split: str, domain=domain) -> str:
             names = domain.problems(split) if split in domain.splits() else []
             return "/".join(str(sum(band_of_problem(p) == b for p in names)) for b in BANDS)
 
@@ -144,7 +151,7 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
             f"{', '.join(card.features)} | {bands(LADDER_SPLIT)} | {bands(HELDOUT_SPLIT)} | {span} | {cost_span} | "
             f"{tokens if tokens is not None else '?'} |")
 
-        def pair(table, agent) -> str:
+        def pair(table, agent, name=name) -> str:
             row = table.get((name, agent))
             return "-" if row is None else f"{percent(row.get('sr'))} / {percent(row.get('pr'))}"
 
@@ -158,10 +165,10 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
 
 def replace_parts(text: str, parts: dict[str, str]) -> str:
     for name, body in parts.items():
-        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(\n<!-- end: {name} -->)", re.S)
+        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(\n<!-- end: {name} -->)", re.DOTALL)
         if not pattern.search(text):
             raise SystemExit(f"{PAGE}: no '<!-- generated: {name} -->' ... '<!-- end: {name} -->' markers")
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
     return text
 
 

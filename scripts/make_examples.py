@@ -24,8 +24,8 @@ import argparse
 import json
 import sys
 import warnings
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pddlworlds.agents.examples import EXAMPLE_FILE, MODES, problem_body

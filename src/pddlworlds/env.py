@@ -217,7 +217,7 @@ class PDDLTextEnv(gym.Env[str, str]):
         profile: str = DEFAULT_PROFILE,
         allow_impossible: bool = False,
         reward: str = "progress",
-        step_budget: int | float | None = None,
+        step_budget: float | None = None,
     ):
         self.profile = get_profile(profile)
         if step_budget is not None and step_budget != math.inf and (
@@ -367,7 +367,10 @@ class PDDLTextEnv(gym.Env[str, str]):
         self._solved_at_reset = self.world.task.is_goal(self.state)
         self._claimed = False
         given = self.step_budget_given
-        self._budget = step_budget(self.split, name) if given is None else (None if given == math.inf else int(given))
+        if given is None:
+            self._budget = step_budget(self.split, name, self._optimal_length(name))
+        else:
+            self._budget = None if given == math.inf else int(given)
         # what every step's info repeats about the problem, looked up once an episode
         self._known = (self.world.goal_text(), self._optimal_length(name), self._optimal_cost(name),
                        self._solvable(name))

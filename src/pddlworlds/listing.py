@@ -53,7 +53,7 @@ def world_rows(domains_root: str | os.PathLike | None = None) -> list[WorldRow]:
         card = domain.card
         splits = domain.splits()
 
-        def bands(split: str) -> str:
+        def bands(split: str, domain=domain, splits=splits) -> str:
             if split not in splits:
                 return "-"
             names = domain.problems(split)

@@ -121,6 +121,9 @@ class EpisodeRecord:
     cost: int | None = None
     #: The cost of an optimal plan of the problem where the domain has action costs and one is known.
     optimal_cost: int | None = None
+    #: The steps the episode had (`info["step_budget"]`: 30, or a ladder band's budget); None in older records
+    #: or without a limit. An unsolved episode counts it as its steps.
+    step_budget: int | None = None
 
     @classmethod
     def of_episode(
@@ -146,7 +149,7 @@ class EpisodeRecord:
             optimal_length=info.get("optimal_length"), run_time_s=run_time_s, goal=info["goal"],
             initial_observation=observation, trajectory=trajectory, solvable=info.get("solvable"),
             claimed_impossible=bool(last_info.get("claimed_impossible", False)), cost=cost,
-            optimal_cost=info.get("optimal_cost") if costed else None, **extra,
+            optimal_cost=info.get("optimal_cost") if costed else None, step_budget=info.get("step_budget"), **extra,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -188,3 +188,21 @@ def test_env_server_refuses_bad_arguments_in_one_line(argv, message) -> None:
     assert run.returncode == 2
     assert run.stderr.startswith("pddlworlds env-server: error:") and message in run.stderr
     assert run.stderr.count("\n") == 1
+
+
+def test_every_catalogue_world_has_a_named_inspect_task_with_its_ladder_budgets() -> None:
+    """`inspect eval pddlworlds/<world>` for every shipped world; a ladder problem's samples are played with its
+    band's budget unless `max_steps` says otherwise."""
+    from inspect_ai._util.registry import registry_info
+
+    from pddlworlds.frameworks import inspect_task
+    from pddlworlds.worlds.catalogue import domains
+
+    for name in domains():
+        assert registry_info(getattr(inspect_task, name)).name.endswith(name)
+    task = inspect_task.logistics(problems="ladder-hard-01")
+    assert task.metadata["domain"] == "logistics" and task.metadata["split"] == "ladder"
+    options = EpisodeOptions(domain="logistics", split="ladder")
+    assert options.budget("ladder-hard-01") == 80 and options.budget("ladder-easy-02") == 30
+    assert EpisodeOptions(domain="logistics", split="ladder", max_steps=7).budget("ladder-hard-01") == 7
+    assert EpisodeOptions(domain="gripper").budget("prob01") == 30

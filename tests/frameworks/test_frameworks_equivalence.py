@@ -46,7 +46,7 @@ def turn(action: str | None, observation: str, reward: float, terminated: bool, 
 
 def gymnasium_turns(domain: str, problem: str, actions: list[str], options: dict[str, Any]) -> list[dict]:
     kwargs = {k: v for k, v in options.items() if k != "max_steps"}
-    env = gym.make(env_id(domain), max_episode_steps=options.get("max_steps", 30), **kwargs)
+    env = gym.make(env_id(domain), step_budget=options.get("max_steps"), **kwargs)
     observation, info = env.reset(seed=SEED, options={"problem": problem})
     turns = [turn(None, observation, 0.0, False, False, info)]
     for action in actions:

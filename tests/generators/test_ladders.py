@@ -9,8 +9,13 @@ import pytest
 
 import pddlworlds  # noqa: F401 -- registers the ids
 from pddlworlds.generators.ladder_build import build_ladder
-from pddlworlds.generators.ladders import HEADER_MARK, LadderGenerator, draw_candidate, ladder_generators
-from pddlworlds.generators.ladders import logistics
+from pddlworlds.generators.ladders import (
+    HEADER_MARK,
+    LadderGenerator,
+    draw_candidate,
+    ladder_generators,
+    logistics,
+)
 from pddlworlds.registration import domain_env_kwargs
 from pddlworlds.worlds.cards import read_card
 from pddlworlds.worlds.catalogue import get_domain
@@ -36,6 +41,12 @@ def test_bands_names_and_budgets():
     assert band_of_problem("heldout-hard-02").name == "hard" and band_of_problem("easy-01") is None
     assert step_budget(LADDER_SPLIT, "ladder-hard-01") == 80
     assert step_budget("agentboard", "p01") == 30 and step_budget("generated", "hard-01") == 30
+    # a band by cost can hold long plans (Sokoban's walks cost nothing): never less than twice the shortest
+    assert step_budget(LADDER_SPLIT, "ladder-easy-02", 35) == 70 and step_budget(LADDER_SPLIT, "ladder-easy-02", 9) == 30
+    env = gym.make("pddlworlds/Sokoban-v0")
+    _, info = env.reset(options={"problem": "ladder-easy-02"})
+    easy_top, easy_budget = 10, 30
+    assert info["optimal_cost"] <= easy_top < easy_budget < 2 * info["optimal_length"] == info["step_budget"]
     with pytest.raises(ValueError, match="not a ladder split"):
         ladder_problem_name("agentboard", "easy", 1)
 

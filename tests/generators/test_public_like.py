@@ -37,8 +37,8 @@ from pddlworlds.training.problems import (
     same_up_to_renaming,
     shipped_problem_files,
 )
-from pddlworlds.worlds.renaming import ProblemIndex
 from pddlworlds.worlds.catalogue import domains, load_task
+from pddlworlds.worlds.renaming import ProblemIndex
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILY = FAMILIES["public-like"]

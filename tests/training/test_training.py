@@ -22,9 +22,9 @@ from pddlworlds.training.problems import (
     same_up_to_renaming,
     structure_hash,
 )
-from pddlworlds.worlds.renaming import ProblemIndex
 from pddlworlds.training.teacher import Detours
 from pddlworlds.worlds.catalogue import domains, load_task
+from pddlworlds.worlds.renaming import ProblemIndex
 
 
 @pytest.fixture(scope="module")

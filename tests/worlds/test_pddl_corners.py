@@ -148,7 +148,7 @@ def test_costs_that_no_single_cost_effect_says_are_refused_in_one_line(tmp_path:
       "(:action a :parameters () :precondition (q) :effect (p)))"), "domain.pddl:2: the action 'a' is declared twice (first on line 1)"),
     ("(define (domain d) (:predicates (p)\n (p ?x)) (:action a :parameters () :precondition (p) :effect (not (p))))",
      "domain.pddl:2: the predicate 'p' is declared twice"),
-    (("(define (domain d) (:requirements :typing) (:types t - object t - s) (:predicates (p))\n"
+    (("(define (domain d) (:requirements :typing) (:types s u - object t - s t - u) (:predicates (p))\n"
       "(:action a :parameters () :precondition (p) :effect (not (p))))"), "the type 't' is declared twice"),
     ("(define (domain d) (:predicates (p ?x)) (:action a :parameters (?x ?x) :precondition (p ?x) :effect (not (p ?x))))",
      "action 'a' names the parameter ?x twice"),
@@ -158,4 +158,29 @@ def test_costs_that_no_single_cost_effect_says_are_refused_in_one_line(tmp_path:
 def test_names_declared_twice_are_refused_in_one_line(tmp_path: Path, domain: str, said: str) -> None:
     with pytest.raises(PDDLError) as caught:
         read_task(*write(tmp_path, domain, "(define (problem p1) (:domain d) (:init) (:goal (and)))"))
+    assert said in one_line(caught)
+
+
+def test_a_type_declared_under_object_and_under_another_type_is_of_the_other(tmp_path: Path) -> None:
+    """IPC 2006's Storage declares `area - object` and `area - surface`: the second says all the first does."""
+    domain = ("(define (domain d) (:requirements :typing) (:types area surface - object crate - surface area - surface)"
+              " (:predicates (free ?s - surface)) (:action take :parameters (?a - area) :precondition (free ?a)"
+              " :effect (not (free ?a))))")
+    problem = "(define (problem p1) (:domain d) (:objects a1 - area c1 - crate) (:init (free a1) (free c1)) (:goal (not (free a1))))"
+    task = load(tmp_path, domain, problem)
+    assert applicable(task) == ["(take a1)"]
+    assert set(read_task(*write(tmp_path, domain, problem)).supertypes["area"]) == {"area", "surface", "object"}
+
+
+@pytest.mark.parametrize(("domain_types", "objects", "said"), [
+    ("c - object", "x - c - c", "problem.pddl:1: the objects: '- c' follows no name"),
+    ("c - object - object", "x - c", "domain.pddl:1: the types: '- object' follows no name"),
+])
+def test_a_type_that_follows_no_name_is_refused_in_one_line(tmp_path: Path, domain_types: str, objects: str,
+                                                          said: str) -> None:
+    domain = (f"(define (domain t) (:requirements :typing) (:types {domain_types}) (:predicates (p ?x - c))"
+              " (:action go :parameters (?x - c) :precondition (p ?x) :effect (not (p ?x))))")
+    problem = f"(define (problem q) (:domain t) (:objects {objects}) (:init (p x)) (:goal (not (p x))))"
+    with pytest.raises(PDDLError) as caught:
+        read_task(*write(tmp_path, domain, problem))
     assert said in one_line(caught)

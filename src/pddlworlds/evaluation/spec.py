@@ -140,11 +140,21 @@ class RunPlan:
     def domains(self) -> list[str]:
         return list(self.problems)
 
+    def budget(self, domain: str, problem: str) -> int:
+        """The steps an episode on `problem` gets: `max_steps`, or the problem's own budget (30, or a ladder
+        band's, at least twice the proven shortest plan)."""
+        if self.max_steps is not None:
+            return self.max_steps
+        from ..artefacts.plans import optimal_lengths
+
+        shortest = optimal_lengths(domain, self.split).get(problem) if self.domains_root is None else None
+        return step_budget(self.split, problem, shortest)
+
     def episodes(self) -> list[EpisodeSpec]:
         """Problem by problem, every agent on it, so a partial run already holds paired episodes."""
         return [
             EpisodeSpec(
-                agent, domain, self.split, problem, seed, self.max_steps or step_budget(self.split, problem),
+                agent, domain, self.split, problem, seed, self.budget(domain, problem),
                 self.profile, self.allow_impossible, self.prompt_file, self.setting, self.insights, self.trial,
                 self.choice_score, self.observation_mode, self.domains_root, self.score_all,
             )

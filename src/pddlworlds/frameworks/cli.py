@@ -141,8 +141,8 @@ def add_parsers(subparsers: Any) -> None:
                    help=f"default split (default: {DEFAULT_SPLIT}, or the domain's first split not held out if it has none of that name)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"default profile (default: {DEFAULT_PROFILE})")
     p.add_argument("--problem", default=None, help="default problem (default: picked by the reset's seed)")
-    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_EPISODE_STEPS,
-                   help=f"default step budget (default: {DEFAULT_MAX_EPISODE_STEPS})")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help=f"default step budget (default: each problem's own, {DEFAULT_MAX_EPISODE_STEPS} or a ladder band's)")
     p.add_argument("--reward", default="progress", choices=["progress", "success"],
                    help="default reward: the increase of progress, or 1.0 on success (default: progress)")
     p.add_argument("--observation-mode", default=None, choices=list(OBSERVATION_MODES),

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..env import ACTION_MAX_LENGTH, REWARDS, StepInfo
 from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, check_split_name, domains, get_domain
+from ..worlds.ladder import step_budget
 from ..worlds.profiles import DEFAULT_PROFILE, get_profile
 from ..worlds.text import OBSERVATION_MODES
 
@@ -89,7 +90,8 @@ class EpisodeOptions:
     profile: str = DEFAULT_PROFILE
     problem: str | None = None
     seed: int | None = None
-    max_steps: int = DEFAULT_MAX_EPISODE_STEPS
+    #: Steps an episode gets; None: each problem's own (30, or a ladder band's budget: `worlds.ladder`).
+    max_steps: int | None = None
     reward: str = "progress"
     observation_mode: str | None = None
     allow_impossible: bool | None = None
@@ -120,12 +122,27 @@ class EpisodeOptions:
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"seed must be a whole number of at least 0, not {self.seed!r}")
         steps = self.max_steps
-        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS_LIMIT:
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)
+                                  or not 1 <= steps <= MAX_STEPS_LIMIT):
             raise ValueError(f"max_steps must be a whole number from 1 to {MAX_STEPS_LIMIT}, not {steps!r}")
         if self.observation_mode is not None and self.observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, not {self.observation_mode!r}")
         if self.allow_impossible is not None and not isinstance(self.allow_impossible, bool):
             raise ValueError(f"allow_impossible must be true or false, not {self.allow_impossible!r}")
+
+    def budget(self, problem: str | None = None) -> int:
+        """The steps an episode on `problem` (default: the options' own) gets: `max_steps`, or the problem's
+        own budget (a ladder band's, at least twice its proven shortest plan; else 30), as its environment
+        counts it."""
+        if self.max_steps is not None:
+            return self.max_steps
+        name = problem or self.problem
+        if name is None:
+            return DEFAULT_MAX_EPISODE_STEPS
+        from ..artefacts.plans import optimal_lengths
+
+        shortest = optimal_lengths(self.domain, self.split).get(name) if self.domains_root is None else None
+        return step_budget(self.split, name, shortest)
 
     @property
     def offers_impossible(self) -> bool:

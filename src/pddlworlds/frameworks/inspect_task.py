@@ -24,6 +24,7 @@ import asyncio
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -35,7 +36,7 @@ from pddlworlds.frameworks.episodes import EpisodeOptions, Turn, choose_problems
 from pddlworlds.records import EpisodeRecord, StepRecord
 from pddlworlds.scoring.metrics import episode_metrics
 from pddlworlds.unsolvable.claim import IMPOSSIBLE_ACTION
-from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT
+from pddlworlds.worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS, DEFAULT_SPLIT, domains
 from pddlworlds.worlds.profiles import DEFAULT_PROFILE
 
 try:
@@ -204,9 +205,10 @@ async def _play_react(state: TaskState, log: StepLog, options: EpisodeOptions) -
         if agent_state.output.message.tool_calls:
             return True
         reminders += 1  # a reply without a tool call: remind, but not past the step budget
-        return "Call the act tool with your next action." if reminders <= options.max_steps else False
+        return "Call the act tool with your next action." if reminders <= budget else False
 
-    prompt = INSTRUCTIONS.format(max_steps=options.max_steps)
+    budget = options.budget()
+    prompt = INSTRUCTIONS.format(max_steps=budget)
     if options.offers_impossible:
         prompt = f"{prompt} {IMPOSSIBLE_INSTRUCTION}"
     agent = react(prompt=prompt, tools=[act_tool(log), check_valid_actions_tool(log)], submit=False,
@@ -250,13 +252,15 @@ def mean_of_known() -> Metric:
 
 
 @scorer(metrics={name: [mean_of_known()] for name in SCORES})
-def episode_scores(max_steps: int = DEFAULT_MAX_EPISODE_STEPS):  # Inspect's decorator types it
-    """Our evaluation's per-episode numbers for the episode in the sample's store."""
+def episode_scores(max_steps: int | None = None):  # Inspect's decorator types it
+    """Our evaluation's per-episode numbers for the episode in the sample's store; an unsolved episode counts
+    its own step budget (`max_steps`, else the one its environment played it with)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         episode = state.store.get(STORE_KEY)
         record = EpisodeRecord.from_dict(episode["record"])
-        values = episode_metrics(record, max_steps)
+        played = episode["turns"][0]["info"].get("step_budget") if episode.get("turns") else None
+        values = episode_metrics(record, max_steps or played or DEFAULT_MAX_EPISODE_STEPS)
         outcome = "solved" if record.success else "not solved"
         return Score(
             value={name: values[name] if _known(values[name]) else float("nan") for name in SCORES},
@@ -284,7 +288,7 @@ def pddlworlds(
     agent: str = INSPECT_AGENT,
     problems: str | list[str] | None = None,
     limit: int | None = None,
-    max_steps: int = DEFAULT_MAX_EPISODE_STEPS,
+    max_steps: int | None = None,
     profile: str = DEFAULT_PROFILE,
     reward: str = "progress",
     seed: int = 0,
@@ -294,7 +298,8 @@ def pddlworlds(
     domains_root: str | None = None,
 ) -> Task:
     """The problems of one domain and split (`problems`: a comma-separated subset; `limit`: the first n),
-    played by `agent` with `max_steps` steps each; `example` and `max_tokens` go to our LLM agents (None:
+    played by `agent` with `max_steps` steps each (None: each problem's own budget, 30 or a ladder band's);
+    `example` and `max_tokens` go to our LLM agents (None:
     the agent's default; `example=false` as for a model trained without the in-context example).
     `allow_impossible` offers the `impossible` action; None decides as `pddlworlds eval` does (offered on
     a split with unsolvable problems), so an agent scores here what it scores there. `domains_root`: a folder
@@ -341,3 +346,21 @@ def tyreworld(split: str = DEFAULT_SPLIT, agent: str = INSPECT_AGENT, **options:
 def barman(split: str = DEFAULT_SPLIT, agent: str = INSPECT_AGENT, **options: Any) -> Task:
     """`pddlworlds(domain="barman", ...)`."""
     return pddlworlds("barman", split, agent, **options)
+
+
+def _world_task(world: str) -> Callable[..., Task]:
+    """The task named after a catalogue world: `pddlworlds(domain=world, ...)`."""
+
+    def world_task(split: str | None = None, agent: str = INSPECT_AGENT, **options: Any) -> Task:
+        return pddlworlds(world, split, agent, **options)
+
+    world_task.__name__ = world_task.__qualname__ = world
+    world_task.__doc__ = f"`pddlworlds(domain={world!r}, ...)` (split: the world's own, its public ladder)."
+    return task(name=world)(world_task)
+
+
+# A named task for every other shipped world (`inspect eval pddlworlds/sokoban`), as the four above have:
+# Inspect finds tasks by the module-level names of this entry-point module.
+for _world in domains():
+    if _world not in globals():
+        globals()[_world] = _world_task(_world)

@@ -196,7 +196,7 @@ class PDDLWorldsEnvironment(Environment[PDDLWorldsAction, PDDLWorldsObservation,
         return PDDLWorldsState(
             episode_id=self._episode_id, step_count=info["step"], domain=info["domain"], split=info["split"],
             problem=info["problem"], profile=info["profile"], reward_mode=options.reward,
-            max_steps=options.max_steps, allow_impossible=options.offers_impossible, progress=info["progress"],
+            max_steps=options.budget(info["problem"]), allow_impossible=options.offers_impossible, progress=info["progress"],
             success=info["success"], done=turn.done,
             action_costs=bool(getattr(self._episode.env.unwrapped, "action_costs", False)),
         )

@@ -87,7 +87,7 @@ class PDDLWorldsToolEnv:
         chosen = {**self._set, **{k: example[k] for k in EpisodeOptions.names() if example.get(k) is not None}}
         turn = self._episode.reset(chosen if self._remote else self._base.updated(chosen))
         options = self._episode.options
-        return first_prompt(turn, options.max_steps, options.offers_impossible)
+        return first_prompt(turn, options.budget(turn.info["problem"]), options.offers_impossible)
 
     def act(self, action: str) -> str:
         """Take one action in the world and see what happens.

@@ -29,7 +29,6 @@ from typing import Any
 
 from ..records import EpisodeRecord
 from ..scoring.metrics import episode_metrics, executability
-from ..worlds.catalogue import DEFAULT_MAX_EPISODE_STEPS
 from ..worlds.profiles import DEFAULT_PROFILE
 from . import missing_extra
 from .chat import REPLY_STOP, action_of, first_message, observation_message, system_message
@@ -79,7 +78,7 @@ def _numbers(state: dict[str, Any]) -> dict[str, Any]:
         record = episode_record(state)
     except ValueError:
         return {"success": False, "progress": 0.0, "steps": None, "steps_over_optimal": None, "executability": None}
-    return episode_metrics(record, _options(state).max_steps)
+    return episode_metrics(record, _options(state).budget())
 
 
 def success(state: dict[str, Any]) -> float:
@@ -95,7 +94,7 @@ def progress(state: dict[str, Any]) -> float:
 def steps(state: dict[str, Any]) -> float:
     """Steps taken; an unsolved episode counts its whole budget (as `pddlworlds eval` counts it)."""
     value = _numbers(state)["steps"]
-    return float(value) if value is not None else float(_options(state).max_steps)
+    return float(value) if value is not None else float(_options(state).budget())
 
 
 def efficiency(state: dict[str, Any]) -> float:
@@ -131,12 +130,13 @@ class PDDLWorldsVerifiersEnv(vf.MultiTurnEnv):
 
     def __init__(self, options: EpisodeOptions, problems: list[str], **kwargs: Any) -> None:
         rows = Dataset.from_list([_row(options.updated({"problem": name})) for name in problems])
+        longest = max(options.budget(name) for name in problems)  # each episode's own budget ends it sooner
         # Replies stop before the model writes an observation of its own, unless the caller's sampling says.
         sampling = {"stop": list(REPLY_STOP), **(kwargs.pop("sampling_args", None) or {})}
         # One turn more than the budget: the rollout's last reply is stepped (and the episode truncated) in
         # the turn after it, which a stop at the budget itself would skip.
         super().__init__(dataset=rows, eval_dataset=rows, rubric=episode_rubric(options.reward),
-                         max_turns=options.max_steps + 1, message_type="chat", sampling_args=sampling, **kwargs)
+                         max_turns=longest + 1, message_type="chat", sampling_args=sampling, **kwargs)
         self.options = options
 
     async def setup_state(self, state: vf.State) -> vf.State:
@@ -189,7 +189,7 @@ def load_environment(
     split: str | None = None,
     problems: str | list[str] | None = None,
     limit: int | None = None,
-    max_steps: int = DEFAULT_MAX_EPISODE_STEPS,
+    max_steps: int | None = None,
     profile: str = DEFAULT_PROFILE,
     reward: str = "progress",
     seed: int = 0,

@@ -151,9 +151,8 @@ def build_ladder(
                 tasks = [_task(domain.domain_file, c.text) for c in batch]
                 if costs is None:
                     costs = tasks[0].costs
-                costed = costs
-                proofs = list(pool.map(lambda c: prove_candidate(domain.domain_file, c.text, costed, timeout, nice,
-                                                                 generator.planner), batch))
+                proofs = list(pool.map(lambda c, costed=costs: prove_candidate(
+                    domain.domain_file, c.text, costed, timeout, nice, generator.planner), batch))
                 for candidate, task, proof in zip(batch, tasks, proofs):
                     if len(band_kept) >= want:
                         break

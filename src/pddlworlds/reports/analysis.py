@@ -36,6 +36,18 @@ def step_budget(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> int:
                default=DEFAULT_MAX_EPISODE_STEPS)
 
 
+def budget_span(config: dict[str, Any], lines: Sequence[dict[str, Any]]) -> str:
+    """The step budget the run's episodes had, as the report says it: one number, or "least-most" where a
+    ladder's bands gave them budgets of their own."""
+    if config.get("max_steps") is not None:
+        return str(int(config["max_steps"]))
+    budgets = sorted({int(b) for b in ((line.get("meta") or {}).get("max_steps") for line in lines)
+                      if isinstance(b, int)})
+    if not budgets:
+        return str(DEFAULT_MAX_EPISODE_STEPS)
+    return str(budgets[0]) if len(budgets) == 1 else f"{budgets[0]}-{budgets[-1]}, each episode its own"
+
+
 def analyse(
     config: dict[str, Any], lines: Sequence[dict[str, Any]], include_errored: bool = False
 ) -> dict[str, Any]:
@@ -58,6 +70,8 @@ def analyse(
     wilcoxon = wilcoxon_all_pairs(records, agents, max_steps, domains if len(domains) > 1 else None)
     return {
         "max_steps": max_steps,
+        # a ladder run's budgets differ by band: "30-80" (each unsolved episode counts its own)
+        "budgets": budget_span(config, lines),
         "agents": agents,
         "domains": domains,
         "summary": summary,

@@ -81,7 +81,7 @@ def write_report(out: str | Path, plots: bool = True, analysis: RunAnalysis | No
         episodes += f"; {EPISODES_FILE} had {data['skipped']}, skipped"
     main_note = (
         "SR: episodes solved; PR: best fraction of goal conditions reached; steps: agent turns, an unsolved "
-        f"episode counting the full budget ({data['max_steps']}); context %: {context_words(data['context'])}, "
+        f"episode counting the full budget ({data.get('budgets', data['max_steps'])}); context %: {context_words(data['context'])}, "
         "and time %: mean wall time per episode, both relative to STANDARD in the same domain "
         "(– when STANDARD was not run or no model was used; time depends on the machine's load and on "
         "--workers). Overall rows average over all episodes." + token_counting_words(config)

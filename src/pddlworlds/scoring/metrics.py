@@ -83,9 +83,12 @@ def mean(values: Iterable[float | None]) -> float | None:
 
 
 def budget_steps(record: Recordish, max_steps: int = DEFAULT_MAX_EPISODE_STEPS) -> int:
-    """Steps used; an unsolved episode counts the whole budget."""
+    """Steps used; an unsolved episode counts the whole budget: its own where the record keeps it (a ladder's
+    bands have budgets of their own), else `max_steps`, the run's."""
     r = as_record(record)
-    return r.steps if r.success else max_steps
+    if r.success:
+        return r.steps
+    return r.step_budget if r.step_budget is not None else max_steps
 
 
 def progress_at(record: Recordish, k: int) -> float:

@@ -5,7 +5,8 @@ way by the world's generator; a problem's band is fixed by its proven optimal pl
 domain has action costs, its length elsewhere) and written into its name (`ladder-easy-03`,
 `heldout-hard-02`), so the band of a problem is known without reading the plan index. The band's step
 budget is what an episode on it is played with unless a caller says otherwise: about two to three times the
-band's longest optimal plan, the 30 steps of the public four for the easy band.
+band's longest optimal plan, the 30 steps of the public four for the easy band, and never less than twice
+the problem's proven shortest plan (which a world whose bands go by cost needs: `step_budget`).
 """
 
 from __future__ import annotations
@@ -80,8 +81,12 @@ def band_of_problem(problem: str) -> Band | None:
     return None
 
 
-def step_budget(split: str, problem: str) -> int:
+def step_budget(split: str, problem: str, shortest: int | None = None) -> int:
     """The steps an episode on `problem` gets unless a caller says otherwise: its band's budget in a ladder
-    split, the benchmark's 30 elsewhere."""
+    split, raised to twice its proven shortest plan (`shortest`) where that is longer; the benchmark's 30
+    elsewhere. (Only a world with action costs needs the raise: its bands go by cost, and its cheapest plans
+    can be long, Sokoban's walks costing nothing; elsewhere a band's budget is at least twice its longest.)"""
     band = band_of_problem(problem) if split in LADDER_SPLITS else None
-    return band.step_budget if band is not None else DEFAULT_MAX_EPISODE_STEPS
+    if band is None:
+        return DEFAULT_MAX_EPISODE_STEPS
+    return max(band.step_budget, 2 * shortest) if shortest else band.step_budget

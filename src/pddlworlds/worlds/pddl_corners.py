@@ -58,6 +58,16 @@ def _typed(items: list) -> list[tuple[list[str], object]]:
     return groups
 
 
+def _named_groups(items: list, what: str, path: Path, line: int | None) -> list[tuple[list[str], object]]:
+    """`_typed(items)`, refusing a `- type` with no name before it (`x - c - c`) in one line."""
+    groups = _typed(items)
+    for names, kind in groups:
+        if not names:
+            raise PDDLError(f"{what}: '- {write_sexpr(kind)}' follows no name (each '- type' types the names "
+                            "just before it)", path, line)
+    return groups
+
+
 def _untyped(groups: list[tuple[list[str], object]]) -> list:
     out: list = []
     for names, kind in groups:
@@ -220,6 +230,26 @@ def _implied_parents(define: list) -> None:
             section.extend([*dict.fromkeys(implied), "-", "object"])
 
 
+def _merge_repeated_types(define: list) -> None:
+    """A type declared both under `object` and under another type is of the other (IPC 2006's Storage
+    declares `area - object` and `area - surface`): the first says nothing the second does not, so only the
+    second is kept. A type given two parents other than `object` stays for `_refuse_duplicates`."""
+    for section in define:
+        if section_name(section) != ":types":
+            continue
+        groups = _typed(list(section[1:]))
+        parents: dict[str, set[str]] = {}
+        for names, kind in groups:
+            for name in names:
+                parents.setdefault(str(name), set()).add(kind if isinstance(kind, str) else write_sexpr(kind))
+        implied = {name for name, kinds in parents.items() if "object" in kinds and len(kinds) == 2}
+        if not implied:
+            continue
+        kept = [([n for n in names if not (n in implied and kind == "object")], kind) for names, kind in groups]
+        rebuilt = [section[0], *_untyped([(names, kind) for names, kind in kept if names])]
+        section[:] = rebuilt  # in place: the section keeps its line for errors
+
+
 def _refuse_duplicates(define: list, path: Path) -> None:
     seen: dict[tuple[str, str], int | None] = {}
 
@@ -245,7 +275,7 @@ def _refuse_duplicates(define: list, path: Path) -> None:
                 if isinstance(predicate, list) and predicate and isinstance(predicate[0], str):
                     once("predicate", predicate[0], _line(predicate, line))
         elif kind == ":types":
-            for names, parent in _typed(list(section[1:])):
+            for names, parent in _named_groups(list(section[1:]), "the types", path, line):
                 if not isinstance(parent, str):
                     raise PDDLError(f"the type {names[0]} is given the parent {write_sexpr(parent)}: a type has one "
                                     "parent (Fast Downward's translator reads no other)", path, line)
@@ -283,12 +313,12 @@ def _check_domain_types(define: list, types: dict[str, str], path: Path) -> None
     for section in define:
         kind, line = section_name(section), _line(section)
         if kind == ":constants":
-            for names, t in _typed(list(section[1:])):
+            for names, t in _named_groups(list(section[1:]), "the constants", path, line):
                 _check_types(f"the constant {names[0]}", t, types, path, line, one=True)
         elif kind == ":action" and len(section) > 1:
             at = _keyed(section, ":parameters")
             if at is not None and isinstance(section[at], list):
-                for names, t in _typed(list(section[at])):
+                for names, t in _named_groups(list(section[at]), f"the parameters of action {section[1]!r}", path, line):
                     _check_types(f"parameter {names[0]} of action {section[1]!r}", t, types, path, line)
             for body in (_keyed(section, ":precondition"), _keyed(section, ":effect")):
                 if body is not None:
@@ -301,6 +331,7 @@ def _check_domain_types(define: list, types: dict[str, str], path: Path) -> None
 
 def normalise_domain_lists(define: list, path: Path) -> None:
     """Settle the corners above in the domain's lower-cased lists, in place (one `PDDLError` if refused)."""
+    _merge_repeated_types(define)
     _refuse_duplicates(define, path)
     _implied_parents(define)
     _check_domain_types(define, declared_types(define), path)
@@ -324,7 +355,7 @@ def normalise_problem_lists(define: list, types: dict[str, str], path: Path) -> 
     for section in define:
         kind = section_name(section)
         if kind == ":objects":
-            for names, t in _typed(list(section[1:])):
+            for names, t in _named_groups(list(section[1:]), "the objects", path, _line(section)):
                 _check_types(f"the object {names[0]}", t, types, path, _line(section), one=True)
         elif kind == ":goal":
             for t, where in _variable_types(section):

@@ -18,6 +18,7 @@ problems' nouns (`bracket`, `valve`, `widget`, ...; tools `charger`, `voltmeter`
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from .base import LadderGenerator
@@ -62,7 +63,7 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     orders: list[tuple[str, str, str]] = []
     for whole in sorted(rng.sample(wholes, min(p["ordered"], len(wholes))), key=wholes.index):
         chain = ranking[whole]
-        orders += [(a, b, whole) for a, b in zip(chain, chain[1:])]
+        orders += [(a, b, whole) for a, b in itertools.pairwise(chain)]
     used: set[str] = set()
     for part in rng.sample(simple, len(simple)):
         if len(used) >= p["temporary"]:

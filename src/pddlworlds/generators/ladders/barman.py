@@ -23,7 +23,7 @@ GENERATOR = LadderGenerator(
     bands={
         "easy": {"shots": (1, 2), "level": (0, 0)},
         "medium": {"shots": (2, 3), "level": (1, 1)},
-        "hard": {"shots": (5, 6), "level": (2, 2)},
+        "hard": {"shots": (6, 7), "level": (2, 2)},
     },
     build=build,
     # LM-cut needs minutes for the 20-odd-step plans of the hard band; merge-and-shrink (bisimulation)

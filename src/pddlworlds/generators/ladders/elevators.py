@@ -14,6 +14,7 @@ the IPC's: counts `n0`, `n1`, ... (floors and passenger numbers alike), passenge
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from .base import LadderGenerator
@@ -29,7 +30,7 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     fast = [f"fast{k}" for k in range(p["fast"])]
     slow = [(f"slow{b}-{k}", b) for b in range(p["blocks"]) for k in range(p["slow"])]
     people = [f"p{k}" for k in range(p["passengers"])]
-    init = [f"(next {a} {b})" for a, b in zip(counts, counts[1:])]
+    init = [f"(next {a} {b})" for a, b in itertools.pairwise(counts)]
     init += [f"(above n{i} n{j})" for i in floors for j in floors if i < j]
     fast_stops = [f for f in floors if f % p["half"] == 0]
     lifts = [(lift, fast_stops, p["fast_capacity"]) for lift in fast]

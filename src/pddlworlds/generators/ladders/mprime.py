@@ -21,6 +21,7 @@ predicates `food`, `pleasure`, `pain`, `province` and `planet`.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import deque
 
@@ -29,16 +30,11 @@ from .base import LadderGenerator
 __all__ = ["GENERATOR"]
 
 # Words of the kinds the IPC problems draw their names from.
-FOODS = ("apple arugula bacon baguette beef broccoli cherry chicken cod cucumber endive flounder grapefruit "
-         "guava ham kale lamb lemon lettuce lobster melon muffin mutton okra onion orange papaya pea pear "
-         "pepper pork potato rice scallop shrimp tofu tomato tuna turkey yogurt").split()
-PLEASURES = ("achievement aesthetics curiosity empathy entertainment excitement expectation learning love rest "
-             "satiety satisfaction stimulation triumph understanding").split()
-PAINS = ("abrasion anger angina anxiety boils depression dread grief hangover jealousy laceration loneliness "
-         "prostatitis sciatica").split()
-PROVINCES = ("alsace arizona bavaria bosnia goias guanabara kentucky manitoba moravia oregon pennsylvania "
-             "quebec surrey").split()
-PLANETS = "earth jupiter mars mercury neptune pluto saturn uranus venus vulcan".split()
+FOODS = ["apple", "arugula", "bacon", "baguette", "beef", "broccoli", "cherry", "chicken", "cod", "cucumber", "endive", "flounder", "grapefruit", "guava", "ham", "kale", "lamb", "lemon", "lettuce", "lobster", "melon", "muffin", "mutton", "okra", "onion", "orange", "papaya", "pea", "pear", "pepper", "pork", "potato", "rice", "scallop", "shrimp", "tofu", "tomato", "tuna", "turkey", "yogurt"]
+PLEASURES = ["achievement", "aesthetics", "curiosity", "empathy", "entertainment", "excitement", "expectation", "learning", "love", "rest", "satiety", "satisfaction", "stimulation", "triumph", "understanding"]
+PAINS = ["abrasion", "anger", "angina", "anxiety", "boils", "depression", "dread", "grief", "hangover", "jealousy", "laceration", "loneliness", "prostatitis", "sciatica"]
+PROVINCES = ["alsace", "arizona", "bavaria", "bosnia", "goias", "guanabara", "kentucky", "manitoba", "moravia", "oregon", "pennsylvania", "quebec", "surrey"]
+PLANETS = ["earth", "jupiter", "mars", "mercury", "neptune", "pluto", "saturn", "uranus", "venus", "vulcan"]
 
 
 def _path(roads: dict[str, list[str]], start: str, end: str) -> list[str]:
@@ -120,8 +116,8 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     space = sorted(rng.sample(PLANETS, p["space"] + 1))  # alphabetical from the bottom: [0] is full
     init = [f"(food {x})" for x in places] + [f"(pleasure {v})" for v in vehicles] + [f"(pain {c})" for c in cargo]
     init += [f"(province {f})" for f in fuel_levels] + [f"(planet {s})" for s in space]
-    init += [f"(attacks {a} {b})" for a, b in zip(fuel_levels, fuel_levels[1:])]
-    init += [f"(orbits {a} {b})" for a, b in zip(space, space[1:])]
+    init += [f"(attacks {a} {b})" for a, b in itertools.pairwise(fuel_levels)]
+    init += [f"(orbits {a} {b})" for a, b in itertools.pairwise(space)]
     for a, b in roads:
         init += [f"(eats {a} {b})", f"(eats {b} {a})"]
     init += [f"(locale {x} {fuel_levels[fuel[x]]})" for x in places]
@@ -142,7 +138,7 @@ GENERATOR = LadderGenerator(
         "medium": {"locations": (4, 5), "roads": (0, 1), "spare": (0, 1), "transfers": (1, 2), "vehicles": (1, 1),
                    "space": (1, 2), "cargo": (3, 4), "goals": (3, 3)},
         "hard": {"locations": (4, 4), "roads": (0, 0), "spare": (0, 0), "transfers": (0, 1), "vehicles": (1, 1),
-                 "space": (2, 2), "cargo": (6, 6), "goals": (6, 6)},
+                 "space": (3, 3), "cargo": (7, 7), "goals": (7, 7)},
     },
     build=build,
 )

@@ -18,6 +18,7 @@ names follow the IPC problems: areas `A<i>` from 1, segments `S<i><j>`, batches 
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from .base import LadderGenerator
@@ -107,7 +108,7 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     init += [f"(on {b} {on[b]})" for b in batches if b in on]
     for pipe, inside in contents.items():
         init.append(f"(first {inside[0]} {pipe})")
-        init += [f"(follow {after} {before})" for before, after in zip(inside, inside[1:])]
+        init += [f"(follow {after} {before})" for before, after in itertools.pairwise(inside)]
         init.append(f"(last {inside[-1]} {pipe})")
     init += [f"({'unitary' if sizes[pipe] == 1 else 'not-unitary'} {pipe})" for pipe in pipes]
     objects = f"{' '.join(batches)} - batch-atom {' '.join(areas)} - area {' '.join(pipes)} - pipe"

@@ -14,6 +14,7 @@ builder refuses those (it proves each kept problem optimal).
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from .base import LadderGenerator
@@ -47,11 +48,11 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     spawns = rng.sample(rest, min(p["spawns"], len(rest)))
     init = [f"(ISADJACENT {cell(c)} {cell(n)})" for c in cells for n in neighbours(c)]
     init += [f"(tailsnake {cell(body[-1])})", f"(headsnake {cell(body[0])})"]
-    init += [f"(nextsnake {cell(a)} {cell(b)})" for a, b in zip(body, body[1:])]
+    init += [f"(nextsnake {cell(a)} {cell(b)})" for a, b in itertools.pairwise(body)]
     init += [f"(blocked {cell(c)})" for c in body]
     chain = [cell(c) for c in spawns] + ["dummypoint"]
     init.append(f"(spawn {chain[0]})")
-    init += [f"(NEXTSPAWN {a} {b})" for a, b in zip(chain, chain[1:])]
+    init += [f"(NEXTSPAWN {a} {b})" for a, b in itertools.pairwise(chain)]
     init += [f"(ispoint {cell(c)})" for c in apples]
     goal = " ".join(f"(not (ispoint {cell(c)}))" for c in [*apples, *spawns])
     objects = " ".join(cell(c) for c in cells)

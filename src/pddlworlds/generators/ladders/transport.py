@@ -11,6 +11,7 @@ ten, rounded up (at least 1); picking up and dropping cost 1. Object names are t
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -48,7 +49,7 @@ def build(rng: random.Random, p: dict[str, int], name: str) -> str:
     trucks = [f"truck-{k}" for k in range(1, p["trucks"] + 1)]
     packages = [f"package-{k}" for k in range(1, p["packages"] + 1)]
     capacities = [f"capacity-{c}" for c in range(5)]
-    init = ["(= (total-cost) 0)"] + [f"(capacity-predecessor {a} {b})" for a, b in zip(capacities, capacities[1:])]
+    init = ["(= (total-cost) 0)"] + [f"(capacity-predecessor {a} {b})" for a, b in itertools.pairwise(capacities)]
     for i, j in _roads(points, p["degree"]):
         length = max(1, math.ceil(math.dist(points[i], points[j]) / 10))
         for a, b in ((i, j), (j, i)):
