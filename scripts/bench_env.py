@@ -304,8 +304,11 @@ def bench_pddlgym(pddlgym, domain: str, problem: str, seconds: float, steps: int
     return out
 
 
+Row = tuple[str, float | None, float | None, str]
+
+
 def every_problem(pddlgym, domain: str, split: str | None, seconds: float, steps: int, seed: int,
-                  repeats: int) -> list[tuple[str, float | None, float | None, str]]:
+                  repeats: int) -> list[Row]:
     """(problem, PDDLGym's rate, ours through gym.make, note) for every problem of the split: PDDLGym on a
     folder holding that one file, ours in the same alternating rounds (`alternated`)."""
     from pddlgym.core import PDDLEnv
@@ -332,23 +335,32 @@ def every_problem(pddlgym, domain: str, split: str | None, seconds: float, steps
     return rows
 
 
-def print_every_problem(results: dict[str, list[tuple[str, float | None, float | None, str]]]) -> None:
-    """Every problem's ratio, then a line a world: how many PDDLGym loads, and the least and median ratio."""
-    print(f"{'world':<14} {'problem':<18} {'PDDLGym/s':>10} {'ours/s':>9} {'ratio':>7}")
-    for world, rows in results.items():
-        for problem, rate, ours, note in rows:
-            if rate is None or ours is None:
-                print(f"{world:<14} {problem:<18} {note}")
-            else:
-                print(f"{world:<14} {problem:<18} {rate:>10.0f} {ours:>9.0f} {ours / rate:>6.1f}x")
+
+def print_world_rows(world: str, rows: list[Row]) -> None:
+    """One world's problems, each with its ratio (printed as each world finishes: a long sweep shows its work)."""
+    for problem, rate, ours, note in rows:
+        if rate is None or ours is None:
+            print(f"{world:<14} {problem:<18} {note}", flush=True)
+        else:
+            print(f"{world:<14} {problem:<18} {rate:>10.0f} {ours:>9.0f} {ours / rate:>6.1f}x", flush=True)
+
+
+def print_summary(results: dict[str, list[Row]]) -> None:
+    """A line a world: how many problems PDDLGym loads, and the least and median ratio; then over all."""
     print()
     print(f"{'world':<14} {'loaded':>7} {'least':>8} {'median':>8}")
+    every: list[float] = []
     for world, rows in results.items():
         ratios = sorted(ours / rate for _, rate, ours, _ in rows if rate and ours)
+        every += ratios
         if ratios:
             print(f"{world:<14} {len(ratios):>3}/{len(rows):<3} {ratios[0]:>7.1f}x {ratios[len(ratios) // 2]:>7.1f}x")
         else:
             print(f"{world:<14} {0:>3}/{len(rows):<3} PDDLGym loads none")
+    if every:
+        every.sort()
+        print(f"{'all':<14} {len(every):>7} {every[0]:>7.1f}x {every[len(every) // 2]:>7.1f}x "
+              f"({sum(r >= 50 for r in every)} of {len(every)} at 50x or more)")
 
 
 def ours_on_file(domain_file: str, problem_file: str) -> PDDLTextEnv | None:
@@ -407,8 +419,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Every problem of the split, PDDLGym against ours through gym.make (listing + step per second, "
               f"best of {args.repeats} alternating rounds of at most {args.steps} steps or "
               f"{args.pddlgym_seconds} s each; target 50x)")
-        print_every_problem({name: every_problem(pddlgym, name, args.split, args.pddlgym_seconds, args.steps,
-                                                 args.seed, args.repeats) for name in names})
+        print(f"{'world':<14} {'problem':<18} {'PDDLGym/s':>10} {'ours/s':>9} {'ratio':>7}", flush=True)
+        swept: dict[str, list[Row]] = {}
+        for name in names:
+            swept[name] = every_problem(pddlgym, name, args.split, args.pddlgym_seconds, args.steps, args.seed,
+                                        args.repeats)
+            print_world_rows(name, swept[name])
+        print_summary(swept)
         return 0
 
     results: list[tuple[Ours, list[Theirs]]] = []

@@ -56,23 +56,30 @@ def token_count(llama, text: str) -> int | None:
 
 
 def scores(pattern: Path) -> dict[tuple[str, str], dict]:
-    """(world, agent) -> the aggregate scores (success, progress, steps against the optimum) of the run folders
-    whose names match `pattern` (a world played later, in a run of its own, joins the first's)."""
-    out = {}
+    """(world, agent) -> the aggregate scores (success, progress, steps against the optimum, episodes) over the
+    run folders whose names match `pattern`: a world's episodes join from every folder, an episode played in
+    two folders (same world, problem, agent and seed) counts once, from the first folder in name order."""
+    seen: set[tuple] = set()
+    by_world: dict[str, list] = {}
     for folder in sorted(pattern.parent.glob(pattern.name)):
         try:
             run = read_run(folder)
         except RunFolderError:
             continue
-        by_world: dict[str, list] = {}
         for line in run.lines:
-            by_world.setdefault(line["domain"], []).append(line)
-        for lines in by_world.values():
-            records = [M.as_record(line) for line in lines]
-            # each band plays at its own budget; an unsolved episode counts the one it had
-            budget = max(int((line.get("meta") or {}).get("max_steps") or 30) for line in lines)
-            for key, rows in M.group_records(records).items():
-                out.setdefault(key, M.aggregate(rows, budget))
+            key = (line["domain"], line["problem"], line["agent"], line.get("seed"))
+            if key not in seen:
+                seen.add(key)
+                by_world.setdefault(line["domain"], []).append(line)
+    out = {}
+    for lines in by_world.values():
+        records = [M.as_record(line) for line in lines]
+        # each band plays at its own budget; an unsolved episode counts the one it had
+        budget = max(int((line.get("meta") or {}).get("max_steps") or 30) for line in lines)
+        for key, rows in M.group_records(records).items():
+            if key[0] == M.OVERALL:
+                continue
+            out[key] = {**M.aggregate(rows, budget), "episodes": len(rows)}
     return out
 
 
@@ -129,8 +136,8 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
     pages: dict[str, str] = {}
     world_rows = [("| world | origin | kinds | features | ladder e/m/h | held out e/m/h | shortest plans | cheapest "
                   "costs | first observation (tokens) |"), "|---|---|---|---|---:|---:|---:|---:|---:|"]
-    score_rows = [("| world | expert SR / PR | random SR / PR | random steps/opt | HiAgent SR / PR (easy 3) | "
-                  "STANDARD SR / PR (easy 3) |"), "|---|---:|---:|---:|---:|---:|"]
+    score_rows = [("| world | expert SR / PR | random SR / PR | random steps/opt | HiAgent SR / PR (episodes) | "
+                  "STANDARD SR / PR (episodes) |"), "|---|---:|---:|---:|---:|---:|"]
     for name, domain in domains().items():
         card = domain.card
         if card is None or LADDER_SPLIT not in domain.splits():
@@ -151,15 +158,18 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
             f"{', '.join(card.features)} | {bands(LADDER_SPLIT)} | {bands(HELDOUT_SPLIT)} | {span} | {cost_span} | "
             f"{tokens if tokens is not None else '?'} |")
 
-        def pair(table, agent, name=name) -> str:
+        def pair(table, agent, name=name, count=False) -> str:
             row = table.get((name, agent))
-            return "-" if row is None else f"{percent(row.get('sr'))} / {percent(row.get('pr'))}"
+            if row is None:
+                return "-"
+            played = f" ({row['episodes']})" if count else ""
+            return f"{percent(row.get('sr'))} / {percent(row.get('pr'))}{played}"
 
         random_row = scripted.get((name, "random")) or {}
         ratio = random_row.get("steps_over_optimal")
         score_rows.append(
             f"| {card.title} | {pair(scripted, 'expert')} | {pair(scripted, 'random')} | "
-            f"{'-' if ratio is None else f'{ratio:.2f}'} | {pair(embedded, 'hiagent')} | {pair(embedded, 'standard')} |")
+            f"{'-' if ratio is None else f'{ratio:.2f}'} | {pair(embedded, 'hiagent', count=True)} | {pair(embedded, 'standard', count=True)} |")
     return {"worlds": "\n".join(world_rows), "scores": "\n".join(score_rows)}, pages
 
 

@@ -32,7 +32,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from .listing import file_rows, problem_rows, world_rows
     from .tables import Column, print_rows
 
-    if args.worlds or not (args.domain or args.split or args.domain_file or args.problem_files or args.problems):
+    # no selection: a row per world; a user's --domains-root alone lists its problems (its folders have no card
+    # or ladder to sum up)
+    if args.worlds or not (args.domain or args.split or args.domain_file or args.problem_files or args.problems
+                           or args.domains_root):
         columns = [Column(key, header) for key, header in (
             ("world", "world"), ("title", "title"), ("kinds", "kinds"), ("origin", "origin"),
             ("features", "features"))]
@@ -122,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--problem-files", nargs="+", default=None, metavar="FILE",
                    help="with --domain-file: these problem files")
     p.add_argument("--worlds", action="store_true",
-                   help="one row a world: id, card, problems per band (what plain `list` shows)")
+                   help="one row a world: id, card, problems per band (what plain `list` shows, also of a --domains-root)")
     p.add_argument("--problems", action="store_true", help="every problem of every world (with no other filter)")
     add_format_option(p, "the problems")
     p.set_defaults(func=cmd_list)

@@ -370,7 +370,7 @@ def test_cmd_plan_json(capsys):
     assert validate_plan("gripper", "prob01", [(s, tuple(a)) for s, a in result["actions"]]).valid
 
 
-@pytest.mark.parametrize("domain", sorted(domains()))
+@pytest.mark.parametrize("domain", sorted(PUBLIC_DOMAINS))
 def test_expert_solves_every_public_problem_in_the_optimal_number_of_steps(domain):
     import gymnasium as gym
 

@@ -207,8 +207,13 @@ def build_plan(args: argparse.Namespace) -> Any:
             print(f"note: --domains all: {', '.join(skipped)} {'has' if len(skipped) == 1 else 'have'} no problem "
                   f"in split {args.split!r}; leaving {'it' if len(skipped) == 1 else 'them'} out", file=sys.stderr)
         if not wanted:
-            raise ValueError(f"--domains all: no domain has a problem in split {args.split!r} "
-                             f"({', '.join(known) or 'no domain folder'})")
+            if not known:
+                raise ValueError("--domains all: no domain folder")
+            splits = sorted({s for d in known for s in get_domain(d, root).splits()})
+            if args.split not in splits:
+                raise ValueError(f"--domains all: each of the {len(known)} domains has no split {args.split!r}; "
+                                 f"splits: {', '.join(splits)}")
+            raise ValueError(f"--domains all: no domain has a problem in split {args.split!r}")
     unknown = [d for d in wanted if d not in known]
     if unknown:
         raise ValueError(f"unknown domain(s) {', '.join(map(repr, unknown))}; "

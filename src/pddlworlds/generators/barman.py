@@ -21,7 +21,10 @@ import random
 
 from .base import DomainGenerator, problem_name
 
-__all__ = ["BARMAN_GOAL_LIMITS", "BARMAN_INGREDIENTS", "BARMAN_PUBLIC_LIKE_GOALS", "GENERATOR", "PUBLIC_LIKE"]
+__all__ = [
+    "BARMAN_GOAL_LIMITS", "BARMAN_INGREDIENTS", "BARMAN_PUBLIC_LIKE_GOALS", "GENERATOR", "PUBLIC_LIKE",
+    "distinct_cocktails_problem",
+]
 
 #: Barman, per level: (most distinct cocktails in the goal, most goal shots asking for a cocktail); the
 #: other goal shots ask for a plain ingredient. Two distinct cocktails already cost A*+LM-cut 20 s of CPU
@@ -98,6 +101,21 @@ def _barman_public_like(rng: random.Random, n_cocktails: int, name: str, level: 
     params = {"cocktails": n_cocktails, "shots": n_shots, "cocktail_shots": cocktail_shots,
               "ingredient_shots": ingredient_shots}
     return _text(name, shots, ingredients, cocktails, recipes, goal), params
+
+
+def distinct_cocktails_problem(rng: random.Random, n_cocktails: int, served: int, name: str) -> str:
+    """The public hard goal kind: `served` goal shots, each a different cocktail, among `n_cocktails`
+    cocktails with random recipes (distinct ordered pairs of ingredients while there are enough) and one shot
+    more than cocktails, as in the public files. Two distinct cocktails is what the five public 23-step
+    problems ask; merge-and-shrink proves those where LM-cut does not (planners/README.md)."""
+    ingredients = [f"ingredient{i}" for i in range(1, BARMAN_INGREDIENTS + 1)]
+    pairs = [(a, b) for a in ingredients for b in ingredients if a != b]
+    recipes = rng.sample(pairs, n_cocktails) if n_cocktails <= len(pairs) else rng.choices(pairs, k=n_cocktails)
+    cocktails = [f"cocktail{i}" for i in range(1, n_cocktails + 1)]
+    shots = [f"shot{i}" for i in range(1, n_cocktails + 2)]
+    chosen = sorted(rng.sample(range(1, len(shots) + 1), served))
+    goal = [(f"shot{shot}", cocktail) for shot, cocktail in zip(chosen, rng.sample(cocktails, served))]
+    return _text(name, shots, ingredients, cocktails, recipes, goal)
 
 
 def _text(

@@ -4,7 +4,8 @@ For each band (`worlds.ladder.BANDS`), candidates 1, 2, ... of the world's gener
 given seed and proven optimal by Fast Downward (`fd-opt`: the cheapest plan on a domain with action costs,
 and `fd-opt-length` beside it for the shortest; the shortest alone elsewhere). A candidate is kept when its
 proven optimum (cost with action costs, length without) lies in the band, its goal does not already hold,
-and it is equal up to renaming objects to no problem kept before; the first `per_band` kept go to the public
+and it is equal up to renaming objects to no problem kept before nor to a problem with another part (the
+world's other splits, its in-context example, the files a caller names: `avoid`); the first `per_band` kept go to the public
 split, the next `heldout_per_band` to the held-out one. Candidates are proven `jobs` at a time and judged in
 their order, so the ladder depends only on the seed and the proofs: a search gets `timeout` seconds of CPU
 time (not of the clock, so a busy machine keeps the same candidates), and one that runs out drops its
@@ -17,7 +18,7 @@ removed), the plans under `planners/<world>/` and their rows in the plan index.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..planning.configs import get_planner, planner_version
 from ..planning.results import Plan
 from ..planning.store import update_index, write_plan_file
 from ..worlds.catalogue import Domain, get_domain, load_task
-from ..worlds.ladder import BANDS, HELDOUT_SPLIT, LADDER_SPLIT, ladder_problem_name
+from ..worlds.ladder import BANDS, HELDOUT_SPLIT, LADDER_SPLIT, LADDER_SPLITS, ladder_problem_name
 from ..worlds.pddl import LiftedTask, normalisation_warnings_ignored
 from ..worlds.renaming import same_up_to_renaming, structure_hash
 from .ladders import HEADER_MARK, Candidate, LadderGenerator, draw_candidate, ladder_generators
@@ -124,13 +125,19 @@ def build_ladder(
     generator: LadderGenerator | None = None,
     log: Callable[[str], None] = print,
     write: bool = True,
+    avoid: Sequence[str | Path] = (),
 ) -> LadderReport:
     """Draw, prove and keep `per_band` public and `heldout_per_band` held-out problems per band of `world`
     (see the module docstring); write them unless `write` is False. A band still short after
-    `max_candidates` draws is an error naming the band and why its candidates were refused."""
+    `max_candidates` draws is an error naming the band and why its candidates were refused.
+
+    A candidate equal up to renaming to one of the world's problems outside the ladder (its other splits,
+    its in-context example) or to a file of `avoid` (problems with a role elsewhere, such as the training
+    held-out sets) is refused before it is proved: a problem plays one part."""
     domain = get_domain(world)
     generator = generator or ladder_generators()[domain.name]
     report = LadderReport(domain.name)
+    known = _known_tasks(domain, avoid)
     want = per_band + heldout_per_band
     costs: bool | None = None
     for band in BANDS:
@@ -145,10 +152,19 @@ def build_ladder(
                         f"{domain.name}: band {band.name} has {len(band_kept)} of {want} problems after "
                         f"{max_candidates} candidates (refused: {report.rejected.get(band.name, {})}); widen or "
                         "move the band's parameter ranges in the generator")
-                batch = [draw_candidate(generator, band.name, i, seed)
+                drawn = [draw_candidate(generator, band.name, i, seed)
                          for i in range(index + 1, min(index + max(1, jobs), max_candidates) + 1)]
-                index += len(batch)
-                tasks = [_task(domain.domain_file, c.text) for c in batch]
+                index += len(drawn)
+                batch, tasks = [], []
+                for candidate in drawn:
+                    task = _task(domain.domain_file, candidate.text)
+                    if _equal_to_any(task, known):
+                        report.reject(band.name, "equal up to renaming to a problem outside the ladder")
+                        continue
+                    batch.append(candidate)
+                    tasks.append(task)
+                if not batch:
+                    continue
                 if costs is None:
                     costs = tasks[0].costs
                 proofs = list(pool.map(lambda c, costed=costs: prove_candidate(
@@ -175,6 +191,26 @@ def build_ladder(
     if write:
         _write(domain, report, bool(costs))
     return report
+
+
+def _known_tasks(domain: Domain, avoid: Sequence[str | Path]) -> dict[str, list[LiftedTask]]:
+    """The problems a ladder must not repeat, by `structure_hash`: the world's problems of splits other than
+    the ladder's, its in-context example, and the files of `avoid`."""
+    files = [domain.problem_file(name, split) for split in domain.splits() if split not in LADDER_SPLITS
+             for name in domain.problems(split)]
+    example = domain.folder / "example.pddl"
+    files += [example] if example.is_file() else []
+    files += [Path(f) for f in avoid]
+    known: dict[str, list[LiftedTask]] = {}
+    for path in files:
+        with normalisation_warnings_ignored():
+            task = load_task(domain.domain_file, path)
+        known.setdefault(structure_hash(task), []).append(task)
+    return known
+
+
+def _equal_to_any(task: LiftedTask, known: dict[str, list[LiftedTask]]) -> bool:
+    return any(same_up_to_renaming(task, other) for other in known.get(structure_hash(task), ()))
 
 
 def _refusal(task: LiftedTask, proof: Proof, band, kept: list[LiftedTask], hashes: list[str]) -> str:

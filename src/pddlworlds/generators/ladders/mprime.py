@@ -29,12 +29,31 @@ from .base import LadderGenerator
 
 __all__ = ["GENERATOR"]
 
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
 # Words of the kinds the IPC problems draw their names from.
-FOODS = ["apple", "arugula", "bacon", "baguette", "beef", "broccoli", "cherry", "chicken", "cod", "cucumber", "endive", "flounder", "grapefruit", "guava", "ham", "kale", "lamb", "lemon", "lettuce", "lobster", "melon", "muffin", "mutton", "okra", "onion", "orange", "papaya", "pea", "pear", "pepper", "pork", "potato", "rice", "scallop", "shrimp", "tofu", "tomato", "tuna", "turkey", "yogurt"]
-PLEASURES = ["achievement", "aesthetics", "curiosity", "empathy", "entertainment", "excitement", "expectation", "learning", "love", "rest", "satiety", "satisfaction", "stimulation", "triumph", "understanding"]
-PAINS = ["abrasion", "anger", "angina", "anxiety", "boils", "depression", "dread", "grief", "hangover", "jealousy", "laceration", "loneliness", "prostatitis", "sciatica"]
-PROVINCES = ["alsace", "arizona", "bavaria", "bosnia", "goias", "guanabara", "kentucky", "manitoba", "moravia", "oregon", "pennsylvania", "quebec", "surrey"]
-PLANETS = ["earth", "jupiter", "mars", "mercury", "neptune", "pluto", "saturn", "uranus", "venus", "vulcan"]
+FOODS = _words(
+    "apple arugula bacon baguette beef broccoli cherry chicken cod cucumber endive flounder grapefruit "
+    "guava ham kale lamb lemon lettuce lobster melon muffin mutton okra onion orange papaya pea pear "
+    "pepper pork potato rice scallop shrimp tofu tomato tuna turkey yogurt"
+)
+PLEASURES = _words(
+    "achievement aesthetics curiosity empathy entertainment excitement expectation learning love rest "
+    "satiety satisfaction stimulation triumph understanding"
+)
+PAINS = _words(
+    "abrasion anger angina anxiety boils depression dread grief hangover jealousy laceration loneliness "
+    "prostatitis sciatica"
+)
+PROVINCES = _words(
+    "alsace arizona bavaria bosnia goias guanabara kentucky manitoba moravia oregon pennsylvania quebec "
+    "surrey"
+)
+PLANETS = _words(
+    "earth jupiter mars mercury neptune pluto saturn uranus venus vulcan"
+)
 
 
 def _path(roads: dict[str, list[str]], start: str, end: str) -> list[str]:
@@ -138,7 +157,7 @@ GENERATOR = LadderGenerator(
         "medium": {"locations": (4, 5), "roads": (0, 1), "spare": (0, 1), "transfers": (1, 2), "vehicles": (1, 1),
                    "space": (1, 2), "cargo": (3, 4), "goals": (3, 3)},
         "hard": {"locations": (4, 4), "roads": (0, 0), "spare": (0, 0), "transfers": (0, 1), "vehicles": (1, 1),
-                 "space": (3, 3), "cargo": (7, 7), "goals": (7, 7)},
+                 "space": (2, 2), "cargo": (6, 6), "goals": (6, 6)},
     },
     build=build,
 )
