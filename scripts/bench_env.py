@@ -327,7 +327,12 @@ def every_problem(pddlgym, domain: str, split: str | None, seconds: float, steps
                                   dynamic_action_space=True, seed=seed)
                     rate, mine = alternated(env, make_ours(domain, split, problem, True), seconds, steps, seed,
                                             repeats)
-                rows.append((problem, rate, mine[0] if mine else None, ""))
+                ours = mine[0] if mine else None
+                if not rate and ours:  # its first step alone outlasts the time box: no ratio, a bound
+                    rows.append((problem, None, ours, (f"PDDLGym took no step in {seconds} s; ours {ours:.0f}/s, "
+                                                      f"so more than {ours * seconds:.0f}x")))
+                else:
+                    rows.append((problem, rate, ours, ""))
             except Exception as exc:  # noqa: BLE001  (its parser rejects some PDDL)
                 rows.append((problem, None, None, f"PDDLGym cannot load it ({type(exc).__name__})"))
         finally:
@@ -353,6 +358,9 @@ def print_summary(results: dict[str, list[Row]]) -> None:
     for world, rows in results.items():
         ratios = sorted(ours / rate for _, rate, ours, _ in rows if rate and ours)
         every += ratios
+        stalled = sum(1 for _, rate, ours, note in rows if rate is None and ours and note.startswith("PDDLGym took"))
+        if stalled:
+            print(f"{world:<14} {stalled} problem(s) where PDDLGym took no step in its time box (above)")
         if ratios:
             print(f"{world:<14} {len(ratios):>3}/{len(rows):<3} {ratios[0]:>7.1f}x {ratios[len(ratios) // 2]:>7.1f}x")
         else:

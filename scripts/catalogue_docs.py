@@ -175,10 +175,10 @@ def tables(llama) -> tuple[dict[str, str], dict[str, str]]:
 
 def replace_parts(text: str, parts: dict[str, str]) -> str:
     for name, body in parts.items():
-        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(\n<!-- end: {name} -->)", re.DOTALL)
+        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.DOTALL)
         if not pattern.search(text):
             raise SystemExit(f"{PAGE}: no '<!-- generated: {name} -->' ... '<!-- end: {name} -->' markers")
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 

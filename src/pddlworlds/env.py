@@ -319,9 +319,15 @@ class PDDLTextEnv(gym.Env[str, str]):
             self._budget = step_budget(self.split, name, self._optimal_length(name))
         else:
             self._budget = None if given == math.inf else int(given)
-        # what every step's info repeats about the problem, looked up once an episode
-        self._known = (self.world.goal_text(), self._optimal_length(name), self._optimal_cost(name),
-                       self._solvable(name))
+        # what every step's info repeats about the problem, looked up once an episode; the keys that change
+        # are placeholders here, set in `_info` (assigning an existing key keeps the order)
+        self._info_base: StepInfo = {
+            "domain": self.domain_name, "split": self.split, "problem": self.world.name,
+            "goal": self.world.goal_text(), "step": 0, "progress": 0.0, "success": False, "action_valid": True,
+            "action_kind": "reset", "action": None, "error": None, "optimal_length": self._optimal_length(name),
+            "optimal_cost": self._optimal_cost(name), "profile": self.profile.name,
+            "solvable": self._solvable(name), "cost": 0, "step_budget": self._budget,
+        }
         observation = self.world.observe(self.state, "full")
         self._last_observation = observation
         info = self._info(valid=True, kind="reset", action=None, error=None)
@@ -396,26 +402,15 @@ class PDDLTextEnv(gym.Env[str, str]):
         return reward
 
     def _info(self, valid: bool, kind: str, action: str | None, error: str | None) -> StepInfo:
-        goal, optimal_length, optimal_cost, solvable = self._known
-        info: StepInfo = {
-            "domain": self.domain_name,
-            "split": self.split,
-            "problem": self.world.name,
-            "goal": goal,
-            "step": self._step,
-            "progress": self._best,
-            "success": self._best >= 1.0,
-            "action_valid": valid,
-            "action_kind": kind,
-            "action": action,
-            "error": error,
-            "optimal_length": optimal_length,
-            "optimal_cost": optimal_cost,
-            "profile": self.profile.name,
-            "solvable": solvable,
-            "cost": self._cost,
-            "step_budget": self._budget,
-        }
+        info = self._info_base.copy()
+        info["step"] = self._step
+        info["progress"] = self._best
+        info["success"] = self._best >= 1.0
+        info["action_valid"] = valid
+        info["action_kind"] = kind
+        info["action"] = action
+        info["error"] = error
+        info["cost"] = self._cost
         if self.allow_impossible:
             info["claimed_impossible"] = self._claimed
         return info

@@ -40,6 +40,13 @@ def env_id(domain: str) -> str:
     return f"pddlworlds/{domain.capitalize()}-v0"
 
 
+#: Gymnasium's `PassiveEnvChecker` wrapper is left out of `gym.make`: it checks an environment's spaces and
+#: returns on the first reset and step, which the test suite does with `gymnasium.utils.env_checker.check_env`
+#: on every world, and otherwise costs a call layer on every step (about a sixth of a listed action's step).
+#: `gym.make(id, disable_env_checker=False)` puts it back.
+CHECKED_BY_TESTS = True
+
+
 def register_envs() -> list[str]:
     """Register every shipped domain (idempotent); returns the ids."""
     ids = []
@@ -48,10 +55,12 @@ def register_envs() -> list[str]:
         if id_ not in gym.registry:
             # no `TimeLimit`: the environment truncates at each problem's own budget (30 steps, or a ladder
             # band's), which a wrapper's fixed limit could not follow
-            gym.register(id=id_, entry_point=ENTRY_POINT, kwargs={"domain": name}, max_episode_steps=None)
+            gym.register(id=id_, entry_point=ENTRY_POINT, kwargs={"domain": name}, max_episode_steps=None,
+                         disable_env_checker=CHECKED_BY_TESTS)
         ids.append(id_)
     if FILES_ID not in gym.registry:
-        gym.register(id=FILES_ID, entry_point="pddlworlds.registration:files_env", max_episode_steps=None)
+        gym.register(id=FILES_ID, entry_point="pddlworlds.registration:files_env", max_episode_steps=None,
+                     disable_env_checker=CHECKED_BY_TESTS)
     ids.append(FILES_ID)
     return ids
 
@@ -67,7 +76,7 @@ def make_domain_env(domain: str, domains_root: str | Path | None = None, **kwarg
     if domains_root is None:
         return gym.make(env_id(domain), **kwargs)
     spec = EnvSpec(id=ROOT_ID, entry_point=ENTRY_POINT, max_episode_steps=None,
-                   kwargs={"domain": domain, "domains_root": str(domains_root)})
+                   kwargs={"domain": domain, "domains_root": str(domains_root)}, disable_env_checker=CHECKED_BY_TESTS)
     return gym.make(spec, **kwargs)
 
 

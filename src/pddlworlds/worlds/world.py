@@ -34,11 +34,15 @@ GOAL_REACHED = "The goal is reached."
 DESCRIBED_CHARS = 4_000_000
 #: Action texts of the valid-action listings a world keeps, by state (references to texts it holds anyway).
 LISTED_TEXTS = 1_000_000
+#: Outcomes of listed actions a world keeps, by (state, action, observation mode), counted in characters of
+#: their observations plus `KEPT_OUTCOME_OVERHEAD` each: a walk that comes back to a state steps by a look-up.
+KEPT_OUTCOME_CHARS = 4_000_000
+KEPT_OUTCOME_OVERHEAD = 100
 #: The goal's text when the problem's goal is `(and)`: true in every state, so every episode is over at reset.
 EMPTY_GOAL_TEXT = "The goal is empty: it holds in every state."
 
 
-@dataclass(slots=True)  # made on every step: a slotted class without frozen's per-field setattr is cheapest
+@dataclass(slots=True, frozen=True)  # shared: a listed action's outcome is kept and handed out again
 class Outcome:
     state: int
     observation: str
@@ -93,6 +97,8 @@ class World:
         #: Full descriptions by state, up to `DESCRIBED_CHARS` characters in all; listings, `LISTED_TEXTS`.
         self._described = Memo(DESCRIBED_CHARS)
         self._listed = Memo(LISTED_TEXTS)
+        self._stepped: dict[tuple[int, int, str], Outcome] = {}
+        self._stepped_left = KEPT_OUTCOME_CHARS
         # The words of each action's own text -> the action, so the texts `valid_actions` lists skip the
         # fuzzy parser (which sees only these words, so the result is the same). A listed action wins over
         # a meta-action its words contain ("stack look around" with objects look and around); texts that
@@ -329,10 +335,18 @@ class World:
         if known is None:
             known = self._canonical.get(" ".join(tokens(text)))
         if known is not None:
+            kept = self._stepped.get((state, known, mode))
+            if kept is not None:
+                return kept
             if self.task.is_applicable(state, known):  # a listed action's text: no parsing to do
                 after = self.task.apply(state, known)
-                return Outcome(after, self.observe(after, mode, before=state), "action",
-                               self._action_texts[known], True, cost=self.task.actions[known].cost)
+                outcome = Outcome(after, self.observe(after, mode, before=state), "action",
+                                  self._action_texts[known], True, cost=self.task.actions[known].cost)
+                cost = len(outcome.observation) + KEPT_OUTCOME_OVERHEAD
+                if cost <= self._stepped_left:
+                    self._stepped[(state, known, mode)] = outcome
+                    self._stepped_left -= cost
+                return outcome
             parsed = ParsedAction(self.task.actions[known].schema, self.task.actions[known].args)
         else:
             parsed = self.parser.parse(text)
