@@ -256,7 +256,7 @@ def test_run_stores_and_resumes(tmp_path: Path) -> None:
 
 
 def test_a_run_stored_in_the_free_setting_says_which_option_resumes_it(tmp_path: Path) -> None:
-    """The embedded model's default setting changed (free, then state-choice, then state-choice-diffs); a run
+    """The embedded model's default setting changed (free, state-choice, state-choice-diffs, state-choice-subgoals); a run
     stored in free keeps no setting, so the refusal to resume it under another says to add `--setting free`,
     and one stored in another setting names it."""
     from pddlworlds.evaluation.configuration import config_differences, resume_hint
@@ -273,6 +273,9 @@ def test_a_run_stored_in_the_free_setting_says_which_option_resumes_it(tmp_path:
     # then the default moved from state-choice to state-choice-diffs: a run stored in the former says so
     moved = refusal({"max_steps": 30, "setting": "state-choice"}, {"max_steps": 30, "setting": "state-choice-diffs"})
     assert moved.endswith("add --setting state-choice.") and "--setting" not in refusal(stored, stored)
+    # and then from state-choice-diffs to state-choice-subgoals
+    diffs = refusal({"max_steps": 30, "setting": "state-choice-diffs"}, {"max_steps": 30, "setting": "state-choice-subgoals"})
+    assert diffs.endswith("add --setting state-choice-diffs.")
 
 
 def test_torn_last_line_is_dropped(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
     """`--lora` (default: the shipped adapter) is resolved by the CLI; below it None means no adapter."""
     from pddlworlds.llm import shipped_adapter_path
 
-    assert _plan("--agents", "standard").backend.lora == str(shipped_adapter_path("state-choice-diffs"))
+    assert _plan("--agents", "standard").backend.lora == str(shipped_adapter_path("state-choice-subgoals"))
     assert _plan("--agents", "standard", "--setting", "free").backend.lora == str(shipped_adapter_path())
     assert _plan("--agents", "standard", "--lora", "none").backend.lora is None
     assert _plan("--agents", "expert").backend.lora is None  # no agent loads the model
@@ -121,14 +121,17 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
 
 
 def test_the_embedded_model_plays_its_shipped_pair_unless_a_run_asks_for_something_else(tmp_path: Path) -> None:
-    """With nothing said, the embedded model plays state-choice-diffs with the adapter trained in it (df1);
+    """With nothing said, the embedded model plays state-choice-subgoals with the adapter trained in the diffs
+    form, whose prompts it shares (df1);
     a setting, an adapter, a model, a profile or a prompt file of your own, or agents that play no model,
     keep the free setting (and the free setting's adapter) as before."""
     from pddlworlds.llm import SHIPPED_ADAPTERS, shipped_adapter_path
 
     plan = _plan()
-    assert plan.setting == "state-choice-diffs" and plan.backend.lora == str(shipped_adapter_path("state-choice-diffs"))
-    assert Path(plan.backend.lora).name == SHIPPED_ADAPTERS["state-choice-diffs"] == "gemma-3-270m-pddlworlds-lora-df1-s86.gguf"
+    assert plan.setting == "state-choice-subgoals" and plan.backend.lora == str(shipped_adapter_path("state-choice-subgoals"))
+    df1 = "gemma-3-270m-pddlworlds-lora-df1-s86.gguf"
+    assert Path(plan.backend.lora).name == SHIPPED_ADAPTERS["state-choice-subgoals"] == df1
+    assert SHIPPED_ADAPTERS["state-choice-diffs"] == SHIPPED_ADAPTERS["state-choice-subgoals-taught"] == df1
     assert _plan("--setting", "state-choice").backend.lora == str(shipped_adapter_path("state-choice"))  # sc1
     for options in (
         ("--setting", "free"),

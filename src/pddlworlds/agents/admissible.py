@@ -40,6 +40,7 @@ __all__ = [
     "CHECK_ACTIONS",
     "CHOICE_SCORES",
     "LOOK_AROUND",
+    "SUBGOAL_HEAD",
     "Pick",
     "candidate_actions",
     "choice_scores",
@@ -51,6 +52,8 @@ CHECK_ACTIONS = "check valid actions"
 LOOK_AROUND = "look around"
 #: Stop sequences of HiAgent's free head: its action label, or an invented observation.
 HEAD_STOP = ("Action:", *prompts.ACTION_STOP)
+#: The reply's start a chosen subgoal's candidates are scored after (`Setting.subgoals == "chosen"`).
+SUBGOAL_HEAD = "Subgoal:"
 
 
 def _word_count(text: str) -> int:

@@ -53,6 +53,7 @@ __all__ = [
     "goal_facts_text",
     "hiagent_cue",
     "hiagent_system",
+    "open_goal_conditions",
     "render_pairs",
     "render_subgoals",
     "retrieval_error",
@@ -118,6 +119,17 @@ def diff_text(world: World, before: int, after: int) -> str:
     gone = _atoms(world, before & ~after)
     made = changed_text(world, before, after)
     return f"{made}; not: {atoms_text(gone)}" if gone else made
+
+
+def open_goal_conditions(world: World, state: int) -> list[tuple[str, int]]:
+    """The subgoals a chosen-subgoal HiAgent picks among in `state` (`state-choice-subgoals`): each positive
+    goal condition not true there, as (its line as the teacher writes a one-condition subgoal, its mask), in
+    atom order; when none is left but the goal does not hold (a negative or other condition), "the goal"
+    with mask 0, which no state meets."""
+    task = world.task
+    open_bits = task.goal_pos & ~state & ~task.hidden
+    out = [(atoms_text([task.atoms[i]]), 1 << i) for i in _bits(open_bits)]
+    return out or [("the goal", 0)]
 
 
 def goal_facts_text(world: World, before: int, after: int) -> str:

@@ -10,6 +10,13 @@ finished subgoal k's pairs at k's place instead of its summary until the current
 asks again without an environment step; after `max_retrievals_in_a_row` of them the prompt asks for a
 world action, and a further `retrieve` goes to the world, which rejects it.
 
+In a setting with chosen subgoals (`state-choice-subgoals`, `Setting.subgoals == "chosen"`) the model
+does not write the subgoal: while the open one is unmet and younger than `Setting.subgoal_steps` steps it
+goes on (`Action:` alone), else the world lists the goal conditions not yet true and the model's score
+picks one (`Subgoal: <condition>`, on the same prompt as the action), after which the open one is folded:
+its summary is then the world's (what its steps made true, met when its condition holds) or, in
+`state-choice-subgoals-taught`, the summariser's.
+
 Ablations (flags of this one class):
 - `summarize=False` (w/o OS): no summary call; the summary is the subgoal's last observation;
 - `retrieve=False` (w/o TR): retrieval is not offered, and `retrieve(k)` goes to the world as an action;
@@ -25,9 +32,10 @@ import gymnasium as gym
 
 from ..env import StepInfo
 from ..llm import LLM, Message
-from ..records import LLMCall
+from ..records import HEAD_PURPOSE, LLMCall
 from ..registry import Registry
 from . import compact, prompts
+from .admissible import SUBGOAL_HEAD, choose_action
 from .llm_agent import ERROR_ACTION, Insights, LLMAgent
 from .memory import Pair, Subgoal, WorkingMemory
 from .parsing import Reply, parse_reply, parse_retrieve, parse_summary
@@ -93,6 +101,7 @@ class HiAgent(LLMAgent):
             "hide_finished": self.hide_finished,
             "max_retrievals_in_a_row": self.max_retrievals_in_a_row,
             "summary_max_tokens": self.summary_max_tokens,
+            **({"subgoal_steps": self.setting.subgoal_steps} if self.setting.subgoals == "chosen" else {}),
         }
 
     def _system_text(self, world) -> str:
@@ -138,7 +147,12 @@ class HiAgent(LLMAgent):
                 cue = prompts.hiagent_cue(current.index if current else None, forced=forced)
             offered = [s.index for s in self.wm.finished()] if self.retrieve and not forced else []
             memory, messages = self.view(self.memory_text(), observation, cue, offered)
-            if self.setting.chooses:  # the model writes its subgoal line; the action is chosen
+            chosen = None
+            if self.setting.subgoals == "chosen":  # the world's candidates; the model's score picks
+                chosen = self._choose_subgoal(messages, calls)
+                head = f"{SUBGOAL_HEAD} {chosen[0]}\nAction:" if chosen else "Action:"
+                reply, call = self._admissible_reply(messages, calls, head=head, retrievable=offered)
+            elif self.setting.chooses:  # the model writes its subgoal line; the action is chosen
                 reply, call = self._admissible_reply(messages, calls, head=True, retrievable=offered)
             else:
                 completion, call = self._call("action", messages, self.max_tokens, prompts.ACTION_STOP)
@@ -148,7 +162,9 @@ class HiAgent(LLMAgent):
             retrieving = self.retrieve and is_retrieval and not forced
             if retrieving:
                 call.purpose = "retrieve"
-            if reply.subgoal is not None:
+            if chosen is not None:
+                self._open_chosen(*chosen, calls)
+            elif reply.subgoal is not None:
                 self._new_subgoal(reply.subgoal, calls)
             subgoal = self.wm.ensure_current()
             if retrieving:
@@ -180,10 +196,50 @@ class HiAgent(LLMAgent):
                 current.text = text
                 return
             self._finish(current, calls)
-        opened = self.wm.open(text)
-        if self.setting.diffs:  # the state it starts in, shown once its predecessors are folded
-            base = self._env.unwrapped
-            opened.start_facts = compact.state_lines(base.world, int(base.state))
+        self._opened(self.wm.open(text))
+
+    def _opened(self, subgoal: Subgoal) -> Subgoal:
+        """Note the state `subgoal` starts in (for the world's verdict and summary, and, in the diffs
+        variant, shown once its predecessors are folded)."""
+        base = self._env.unwrapped
+        subgoal.start_state = int(base.state)
+        if self.setting.diffs:
+            subgoal.start_facts = compact.state_lines(base.world, subgoal.start_state)
+        return subgoal
+
+    def _choose_subgoal(self, messages: list[Message], calls: list[LLMCall]) -> tuple[str, int] | None:
+        """A chosen subgoal's turn (`Setting.subgoals == "chosen"`): None while the open subgoal is unmet and
+        younger than `subgoal_steps` steps (it goes on); else the goal condition not yet true that the
+        model's score puts first (its line and mask), scored as the line after `Subgoal:` on the prompt the
+        action is chosen on. One candidate needs no call; a call the backend cannot score keeps the subgoal."""
+        base = self._env.unwrapped
+        state = int(base.state)
+        current = self.wm.current
+        if current is not None and current.text:
+            met = bool(current.atoms) and state & current.atoms == current.atoms
+            if not met and len(current.env_pairs) < self.setting.subgoal_steps:
+                return None
+        options = compact.open_goal_conditions(base.world, state)
+        if len(options) == 1:
+            return options[0]
+        pick = choose_action(self.llm, messages, [text for text, _ in options], head=SUBGOAL_HEAD,
+                             rule=self.choice_score, score_all=self.score_all)
+        pick.call.purpose = HEAD_PURPOSE
+        calls.append(pick.call)
+        if pick.call.error is not None:
+            return None
+        return next(option for option in options if option[0] == pick.action)
+
+    def _open_chosen(self, text: str, mask: int, calls: list[LLMCall]) -> None:
+        """Fold the open subgoal (met, or open too long) and open the chosen one, even when it names the same
+        condition again (a fresh start on it, the steps before folded into their summary)."""
+        current = self.wm.current
+        if current is not None and not current.env_pairs:  # nothing done under it: the choice replaces it
+            current.text, current.atoms = text, mask
+            return
+        if current is not None:
+            self._finish(current, calls)
+        self._opened(self.wm.open(text)).atoms = mask
 
     def _finish(self, subgoal: Subgoal, calls: list[LLMCall]) -> None:
         subgoal.finished = True
@@ -196,6 +252,11 @@ class HiAgent(LLMAgent):
             fallback = subgoal.env_pairs[-1].change
         if not self.summarize:
             subgoal.summary = fallback
+            return
+        if self.setting.world_summary and subgoal.start_state is not None:  # the world's verdict and facts, no call
+            state = int(self._env.unwrapped.state)
+            subgoal.met = bool(subgoal.atoms) and state & subgoal.atoms == subgoal.atoms
+            subgoal.summary = compact.changed_text(self._env.unwrapped.world, subgoal.start_state, state)
             return
         changes = self.setting.changes_to_summariser
         if self.compact:

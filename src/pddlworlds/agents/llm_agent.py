@@ -219,12 +219,13 @@ class LLMAgent(Agent):
         return completion, call
 
     def _admissible_reply(
-        self, messages: list[Message], calls: list[LLMCall], *, head: bool, retrievable: list[int] | None = None
+        self, messages: list[Message], calls: list[LLMCall], *, head: bool | str, retrievable: list[int] | None = None
     ) -> tuple[Reply, LLMCall]:
         """The turn's reply in the admissible setting: the most probable valid action or offered
-        meta-action, after the model's own subgoal line when `head` (the reply format states one)."""
-        text = ""
-        if head:
+        meta-action, after the model's own subgoal line when `head` is True (the reply format states one), or
+        after `head` itself when it is a text (a subgoal chosen before: `Subgoal: <line>\nAction:`)."""
+        text = head if isinstance(head, str) else ""
+        if head is True:
             text, head_call = free_head(self.llm, messages, self.max_tokens)
             calls.append(head_call)
         actions = candidate_actions(

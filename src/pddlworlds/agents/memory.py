@@ -39,6 +39,8 @@ class Subgoal:
     met: bool | None = None  # the summariser's verdict: yes, no, or None for unknown (or not asked)
     retrieved_now: bool = False  # brought back by `retrieve` during the current subgoal: shown in full
     start_facts: str | None = None  # the state it was opened in, as facts (the compact form's diffs variant)
+    start_state: int | None = None  # the state it was opened in (where the world judges and summarises it)
+    atoms: int = 0  # the goal conditions it names, as a state mask (a chosen subgoal; 0: not known)
 
     @property
     def env_pairs(self) -> list[Pair]:

@@ -29,6 +29,15 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   so a prompt cache evaluates about 20-40 new tokens a step, and a trained episode is one short sequence
   (`training.packing`); the model has to track the state from the changes. HiAgent shows, after a finished
   subgoal's summary, the state its open subgoal started in.
+- `state-choice-subgoals`: the diffs form with HiAgent's subgoal as a choice too (`subgoals="chosen"`): the
+  world supplies the candidates (each goal condition not yet true), the model's score picks one, and the
+  world says when it is finished: once its condition holds, or after `subgoal_steps` steps without it (then
+  it is folded as not met and the choice is made again, which may pick it again). Its summary is written
+  from the world (`world_summary`): the facts its steps made true, met or not by the same check, with no
+  model call. HiAgent as published writes its subgoal and decides when it is done; this is the embedded
+  model's form of the same memory (a small model learns to pick a goal condition, not when to stop).
+- `state-choice-subgoals-taught`: the same choice, with the summary written by the model's summariser call,
+  as taught (`Met: ...`, `Summary: <facts>`).
 
 Only backends that score given texts (the embedded model) play `admissible` and `state-choice`; neither
 is ever set beside published numbers, which are all free decoding.
@@ -63,6 +72,9 @@ class Setting:
     summary: str = ""
     prompt_form: str = "full"  # "full" (prompts.py) or "compact" (compact.py: a model trained in the form)
     diffs: bool = False  # compact form: the start state once and each step's changes, no State block
+    subgoals: str = "written"  # HiAgent's subgoal: "written" by the model, or "chosen" among the world's candidates
+    world_summary: bool = False  # a finished subgoal's summary and verdict come from the world, not a model call
+    subgoal_steps: int = 10  # "chosen": steps a subgoal may stay open without being met before it is folded
 
     @property
     def observation_mode(self) -> str | None:
@@ -104,6 +116,18 @@ SETTINGS: Registry[Setting] = Registry("setting", {
         changes_to_summariser=True, example=False, prompt_form="compact", diffs=True,
         summary="state-choice in the compact form with the start state once and each step's changes (what "
         "it made true and false), no state or candidates block: a call adds one line to the last",
+    ),
+    "state-choice-subgoals": Setting(
+        "state-choice-subgoals", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
+        changes_to_summariser=True, example=False, prompt_form="compact", diffs=True, subgoals="chosen",
+        world_summary=True,
+        summary="state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true, "
+        "finished when it holds (or after 10 steps without), summarised from what its steps made true",
+    ),
+    "state-choice-subgoals-taught": Setting(
+        "state-choice-subgoals-taught", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
+        changes_to_summariser=True, example=False, prompt_form="compact", diffs=True, subgoals="chosen",
+        summary="state-choice-subgoals with each finished subgoal summarised by the model's summariser call",
     ),
 })
 

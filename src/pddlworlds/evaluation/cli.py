@@ -317,13 +317,15 @@ def add_eval_parsers(subparsers: Any) -> None:
     )
     p.add_argument(
         "--setting", metavar="NAME",
-        help="what the LLM agents play in (default: state-choice-diffs for the embedded model with its shipped "
+        help="what the LLM agents play in (default: state-choice-subgoals for the embedded model with its shipped "
         "adapter in the default profile, free otherwise): free (the model writes its actions, each domain's default "
         "observations), admissible (it picks the valid action whose reply is most probable), state-choice (the "
         "full state after every action; it picks among the legal actions by a length-normalised score), "
         "state-choice-compact (the same game, each call written as facts: goal, state, candidates and the "
         "history one line a step, for a model trained in that form), state-choice-diffs (the compact form with "
-        "the start state once and each step's changes: a call adds one line to the last). admissible and the "
+        "the start state once and each step's changes: a call adds one line to the last), state-choice-subgoals "
+        "(state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true and folded by "
+        "the world; -taught: summarised by the model). admissible and the "
         "state-choice settings "
         "need the embedded model and are not comparable with published numbers",
     )

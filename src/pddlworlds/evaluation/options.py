@@ -39,10 +39,10 @@ __all__ = [
 DEFAULT_AGENTS = "hiagent,standard"
 
 #: The setting the embedded model plays with its shipped adapter when `--setting` is not given: of the pairs
-#: measured on the 60 public problems, state-choice-diffs with the adapter trained in it (df1) reaches the
-#: most of the goals (against sc1 in state-choice and v1 in free decoding: docs/results.md). Any other model or
-#: adapter plays `free` by default.
-EMBEDDED_SETTING = "state-choice-diffs"
+#: measured on the 60 public problems, state-choice-subgoals with the adapter trained in the diffs form (df1)
+#: reaches the most of the goals (against df1 in state-choice-diffs, sc1 in state-choice and v1 in free
+#: decoding: docs/results.md). Any other model or adapter plays `free` by default.
+EMBEDDED_SETTING = "state-choice-subgoals"
 
 #: The most episodes one run may plan: each is an object in memory before any plays.
 MAX_EPISODES = 1_000_000

@@ -36,6 +36,9 @@ SHIPPED_ADAPTERS: dict[str, str] = {
     "state-choice": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-compact": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-diffs": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
+    # the diffs form's prompts, HiAgent's subgoal chosen among the goal conditions (df1 learned those lines)
+    "state-choice-subgoals": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
+    "state-choice-subgoals-taught": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
 }
 #: The adapter `EmbeddedLLM()` loads when nothing says which setting it plays: the free setting's.
 DEFAULT_ADAPTER = SHIPPED_ADAPTERS["free"]

@@ -309,7 +309,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--threads", type=positive_int, default=None, help="llama.cpp threads")
     r.add_argument("--setting", default="free",
                    help="the setting the agents play in (free, admissible, state-choice, state-choice-compact, "
-                        "state-choice-diffs; "
+                        "state-choice-diffs, state-choice-subgoals, state-choice-subgoals-taught; "
                         "default free)")
     r.add_argument("--detour", type=probability, default=0.15,
                    help="with --adapter expert: the chance a pick is another legal action (default 0.15)")

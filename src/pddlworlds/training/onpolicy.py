@@ -34,7 +34,7 @@ from typing import Any
 import gymnasium as gym
 
 from ..agents import compact, get_setting, make_agent, prompts
-from ..agents.admissible import HEAD_STOP
+from ..agents.admissible import HEAD_STOP, SUBGOAL_HEAD
 from ..agents.hiagent import HiAgent, same_subgoal
 from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
 from ..llm import LLM, Choice, ChoiceRank, Completion, Message
@@ -122,6 +122,8 @@ class RelabelLLM:
     def choose(
         self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
     ) -> Choice:
+        if prefix == SUBGOAL_HEAD:  # a chosen subgoal: the pick after it carries the label (as a written one's)
+            return self.model.choose(messages, continuations, prefix=prefix, rank=rank)  # type: ignore[attr-defined]
         state = self.trail.unwrapped.state
         reply = self.action_label(state)
         choice = self.model.choose(messages, continuations, prefix=prefix, rank=rank)  # type: ignore[attr-defined]
@@ -140,20 +142,30 @@ class RelabelLLM:
         action = world.action_text(plan[0])
         if not isinstance(self.agent, HiAgent):
             return f" {action}"
-        if self.setting.chooses and self.setting.changes_to_summariser:  # the plan's own structure
-            segment = goal_segment(world, plan, state)
-            first = segment.text
-            if self.setting.prompt_form == "compact":  # the goal conditions it makes true, as facts
-                end = state
-                for index in plan[: segment.end]:
-                    end = world.task.apply(end, index)
-                first = compact.goal_facts_text(world, state, end)
-        else:
-            first = segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
+        first = self._first_subgoal(plan, state)
         current = self.agent.wm.current
         if current is not None and current.text and same_subgoal(current.text, first):
             return f"Action: {action}"
         return f"Subgoal: {first}\nAction: {action}"
+
+    def _first_subgoal(self, plan: Sequence[int], state: int) -> str:
+        """The expert's first subgoal of `plan` from `state`, named as the teacher names it."""
+        world = self.expert.world
+        if self.setting.chooses and self.setting.changes_to_summariser:  # the plan's own structure
+            segment = goal_segment(world, plan, state)
+            if self.setting.prompt_form != "compact":
+                return segment.text
+            end = state  # the goal conditions it makes true, as facts
+            for index in plan[: segment.end]:
+                end = world.task.apply(end, index)
+            return compact.goal_facts_text(world, state, end)
+        return segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
+
+    def subgoal_label(self, state: int) -> str | None:
+        """The expert's next subgoal from `state` (None at a dead end): what a chosen-subgoal turn should
+        pick (`Setting.subgoals == "chosen"`)."""
+        plan = None if self.trail.dead_end else self.expert.plan_from(state)
+        return self._first_subgoal(plan, state) if plan else None
 
     def summary_label(self, state: int) -> str:
         """The reply the expert gives to the summary call of the subgoal being finished."""
@@ -225,8 +237,15 @@ class ExpertPlayer:
     def choose(
         self, messages: Sequence[Message], continuations: Sequence[str], prefix: str = "", rank: ChoiceRank | None = None
     ) -> Choice:
-        """The expert's pick (or, at the detour rate, another); every score given, so `rank` changes nothing."""
+        """The expert's pick (or, at the detour rate, another); every score given, so `rank` changes nothing.
+        A chosen subgoal's turn picks the candidate the expert's next subgoal names (else the first)."""
         state = self.labels.trail.unwrapped.state
+        if prefix == SUBGOAL_HEAD:
+            wanted_line = self.labels.subgoal_label(state) or ""
+            named = {part.strip() for part in wanted_line.split(",")}
+            index = next((i for i, c in enumerate(continuations) if c.strip() in named), 0)
+            scores = tuple(0.0 if i == index else -1.0 for i in range(len(continuations)))
+            return Choice(index, scores, 0, 0, 0.0, tuple(1 for _ in continuations))
         label = self.labels.action_label(state)
         wanted = f" {label.rpartition('Action: ')[2] if 'Action: ' in label else label.strip()}\n" if label else None
         index = continuations.index(wanted) if wanted in continuations else self.rng.randrange(len(continuations))
