@@ -45,19 +45,12 @@ def _agrees(agent_text: str, planner_text: str, facts: bool) -> bool:
 
 def _planner_subgoal(world: Any, expert: Any, state: int, facts: bool) -> str | None:
     """The planner's next subgoal from `state`, named as the teacher names it (None: no plan)."""
-    from pddlworlds.agents import compact
-    from pddlworlds.agents.segments import goal_segment
+    from pddlworlds.agents.segments import goal_segment, goal_segment_facts
 
     plan = expert.plan_from(state)
     if not plan:
         return None
-    segment = goal_segment(world, plan, state)
-    if not facts:
-        return segment.text
-    end = state
-    for index in plan[: segment.end]:
-        end = world.task.apply(end, index)
-    return compact.goal_facts_text(world, state, end)
+    return goal_segment_facts(world, plan, state) if facts else goal_segment(world, plan, state).text
 
 
 def analyse(

@@ -20,9 +20,19 @@ from itertools import pairwise
 
 from ..worlds.text import join_and
 from ..worlds.world import World
+from . import compact
 from .prompts import clause
 
-__all__ = ["PlanSegment", "added_atoms", "goal_segment", "made_true", "name_progress", "plan_cuts", "segment_plan"]
+__all__ = [
+    "PlanSegment",
+    "added_atoms",
+    "goal_segment",
+    "goal_segment_facts",
+    "made_true",
+    "name_progress",
+    "plan_cuts",
+    "segment_plan",
+]
 
 
 @dataclass(frozen=True)
@@ -122,3 +132,12 @@ def goal_segment(world: World, plan: Sequence[int], start: int) -> PlanSegment:
             text = join_and([clause(world.templates.sentence(atom)) for atom in atoms])
             return PlanSegment(text, 0, step + 1, made_true(world, start, state))
     return PlanSegment("the goal", 0, len(plan), made_true(world, start, state))
+
+
+def goal_segment_facts(world: World, plan: Sequence[int], start: int) -> str:
+    """`goal_segment`'s subgoal as the compact form writes it: the goal conditions the plan's next segment
+    makes true, as facts (`on b3 b2`; "the goal" when it makes none)."""
+    end = start
+    for index in plan[: goal_segment(world, plan, start).end]:
+        end = world.task.apply(end, index)
+    return compact.goal_facts_text(world, start, end)

@@ -36,7 +36,7 @@ import gymnasium as gym
 from ..agents import compact, get_setting, make_agent, prompts
 from ..agents.admissible import HEAD_STOP, SUBGOAL_HEAD
 from ..agents.hiagent import HiAgent, same_subgoal
-from ..agents.segments import goal_segment, made_true, name_progress, segment_plan
+from ..agents.segments import goal_segment, goal_segment_facts, made_true, name_progress, segment_plan
 from ..llm import LLM, Choice, ChoiceRank, Completion, Message
 from .expert import StateExpert
 from .teacher import MAX_SUBGOAL_STEPS
@@ -152,13 +152,9 @@ class RelabelLLM:
         """The expert's first subgoal of `plan` from `state`, named as the teacher names it."""
         world = self.expert.world
         if self.setting.chooses and self.setting.changes_to_summariser:  # the plan's own structure
-            segment = goal_segment(world, plan, state)
-            if self.setting.prompt_form != "compact":
-                return segment.text
-            end = state  # the goal conditions it makes true, as facts
-            for index in plan[: segment.end]:
-                end = world.task.apply(end, index)
-            return compact.goal_facts_text(world, state, end)
+            if self.setting.prompt_form == "compact":  # the goal conditions it makes true, as facts
+                return goal_segment_facts(world, plan, state)
+            return goal_segment(world, plan, state).text
         return segment_plan(world, plan, MAX_SUBGOAL_STEPS, same=same_subgoal, start=state)[0].text
 
     def subgoal_label(self, state: int) -> str | None:
