@@ -30,16 +30,13 @@ from pathlib import Path
 from typing import Any
 
 
-def _conditions(text: str) -> set[str]:
-    return {part.strip() for part in text.split(",") if part.strip()}
-
-
 def _agrees(agent_text: str, planner_text: str, facts: bool) -> bool:
+    from pddlworlds.agents.compact import conditions_of
     from pddlworlds.agents.sameness import same_subgoal
 
     if facts:
-        named = _conditions(agent_text)
-        return bool(named) and named <= _conditions(planner_text)
+        named = conditions_of(agent_text)
+        return bool(named) and named <= conditions_of(planner_text)
     return same_subgoal(agent_text, planner_text)
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "candidate_lines",
     "candidates_block",
     "changed_text",
+    "conditions_of",
     "diff_text",
     "fact_lines",
     "goal_block",
@@ -106,6 +107,11 @@ def fact_lines(atoms: Sequence[Atom]) -> list[str]:
 def atoms_text(atoms: Sequence[Atom]) -> str:
     """Atoms on one line, `pred a b, pred c` ("nothing" when there are none): what a step made true."""
     return ", ".join(" ".join((p, *args)) for p, args in atoms) or "nothing"
+
+
+def conditions_of(line: str) -> set[str]:
+    """The facts of a line `atoms_text` wrote (`on b1 b2, clear b3`), each as its own text."""
+    return {part.strip() for part in line.split(",") if part.strip()}
 
 
 def changed_text(world: World, before: int, after: int) -> str:

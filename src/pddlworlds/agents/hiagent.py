@@ -215,10 +215,9 @@ class HiAgent(LLMAgent):
         base = self._env.unwrapped
         state = int(base.state)
         current = self.wm.current
-        if current is not None and current.text:
-            met = bool(current.atoms) and state & current.atoms == current.atoms
-            if not met and len(current.env_pairs) < self.setting.subgoal_steps:
-                return None
+        going_on = current is not None and current.text and not current.holds_in(state)
+        if going_on and len(current.env_pairs) < self.setting.subgoal_steps:
+            return None
         options = compact.open_goal_conditions(base.world, state)
         if len(options) == 1:
             return options[0]
@@ -255,7 +254,7 @@ class HiAgent(LLMAgent):
             return
         if self.setting.world_summary and subgoal.start_state is not None:  # the world's verdict and facts, no call
             state = int(self._env.unwrapped.state)
-            subgoal.met = bool(subgoal.atoms) and state & subgoal.atoms == subgoal.atoms
+            subgoal.met = subgoal.holds_in(state)
             subgoal.summary = compact.changed_text(self._env.unwrapped.world, subgoal.start_state, state)
             return
         changes = self.setting.changes_to_summariser

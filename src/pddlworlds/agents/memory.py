@@ -42,6 +42,10 @@ class Subgoal:
     start_state: int | None = None  # the state it was opened in (where the world judges and summarises it)
     atoms: int = 0  # the goal conditions it names, as a state mask (a chosen subgoal; 0: not known)
 
+    def holds_in(self, state: int) -> bool:
+        """Whether the goal conditions it names (`atoms`) all hold in `state`; never for an unknown set."""
+        return bool(self.atoms) and state & self.atoms == self.atoms
+
     @property
     def env_pairs(self) -> list[Pair]:
         return [p for p in self.pairs if p.kind == "env"]

@@ -237,8 +237,7 @@ class ExpertPlayer:
         A chosen subgoal's turn picks the candidate the expert's next subgoal names (else the first)."""
         state = self.labels.trail.unwrapped.state
         if prefix == SUBGOAL_HEAD:
-            wanted_line = self.labels.subgoal_label(state) or ""
-            named = {part.strip() for part in wanted_line.split(",")}
+            named = compact.conditions_of(self.labels.subgoal_label(state) or "")
             index = next((i for i, c in enumerate(continuations) if c.strip() in named), 0)
             scores = tuple(0.0 if i == index else -1.0 for i in range(len(continuations)))
             return Choice(index, scores, 0, 0, 0.0, tuple(1 for _ in continuations))
