@@ -136,14 +136,20 @@ def _memory_use():
 
 def test_the_expert_picks_the_planners_subgoals_and_they_agree_at_every_state(tmp_path: Path) -> None:
     """Played by the expert (no detours), every subgoal is the planner's next segment from every state on the
-    way: memory_use.py's agreement is 1.0; its labels are the diffs form's (subgoal lines on action calls)."""
+    way: memory_use.py's agreement is 1.0. Its labels are written as the turns are played: `Subgoal: <the
+    condition chosen>` first on the turns that open a subgoal, the bare action on the others."""
     d = domains()["blocksworld"]
     path = Path(d.domain_file).parent / "problems" / "agentboard" / "problem8.pddl"
     env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=40, observation_mode="fluents")
     expert = StateExpert(env.unwrapped.world, Path(d.domain_file), path, d.text_file)
     record, calls = play_labelled(env, None, "hiagent", expert, setting=SETTING, detour=0.0)
     assert record.success and not any(c.purpose == "summary" for c in calls)
-    assert any(c.reply.startswith("Subgoal: ") for c in calls)
+    opened = [step.subgoal_index != (before.subgoal_index if before else None)
+              for before, step in zip([None, *record.trajectory], record.trajectory)]
+    assert len(calls) == len(record.trajectory) and sum(opened) >= 2
+    for call, step, new in zip(calls, record.trajectory, opened):
+        expected = f"Subgoal: {step.subgoal}\nAction: {step.action}" if new else f"Action: {step.action}"
+        assert call.reply == expected == call.model_reply, (step.index, call.reply)
     finished = [m for m in record.memory if m["finished"]]
     assert finished and all(m["met"] for m in finished)
     world = env.unwrapped.world
@@ -152,6 +158,25 @@ def test_the_expert_picks_the_planners_subgoals_and_they_agree_at_every_state(tm
         wanted = _memory_use()._planner_subgoal(world, expert, int(env.unwrapped.state), True)
         assert _memory_use()._agrees(step.subgoal, wanted, True), (step.index, step.subgoal, wanted)
         env.step(step.action)
+
+
+def test_a_subgoal_the_model_chose_against_the_planner_is_labelled_once_where_it_was_chosen() -> None:
+    """On-policy labels follow the play: the turn that opened the model's subgoal is labelled with the
+    planner's pick (`Subgoal: on b2 b1`, the condition its optimal plan makes true first), and the turns under
+    it with the expert's bare action, not a subgoal line the world would never let the model write there."""
+    # problem1: b2 on b3 on b1, goal b3 on b2 and b2 on b1; every optimal plan makes b2 on b1 true first
+    d = domains()["blocksworld"]
+    path = Path(d.domain_file).parent / "problems" / "agentboard" / "problem1.pddl"
+    env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=4, observation_mode="fluents")
+    env.reset()
+    expert = StateExpert(env.unwrapped.world, Path(d.domain_file), path, d.text_file)
+    model = ScriptedScorer(actions=("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3"),
+                           subgoals=("on b3 b2",))
+    record, calls = play_labelled(env, model, "hiagent", expert, setting=SETTING)
+    assert [s.subgoal for s in record.trajectory] == ["on b3 b2"] * 4
+    assert [c.reply for c in calls] == ["Subgoal: on b2 b1\nAction: unstack b2 from b3", "Action: putdown b2",
+                                        "Action: unstack b3 from b1", "Action: putdown b3"]
+    assert calls[0].model_reply == "Subgoal: on b3 b2\nAction: unstack b2 from b3"
 
 
 def test_memory_use_reports_folds_agreement_and_costs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..host import cache_dir as host_cache_dir
 
 __all__ = [
+    "CHOICE_VOCAB",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
     "INSTALL_HINT",
@@ -22,6 +23,9 @@ __all__ = [
 ]
 
 INSTALL_HINT = "pip install 'pddlworlds[llm]'"
+#: `--llm embedded:choice-vocab`: the default model with its vocabulary cut to the worlds' tokens (`vocab_trim`);
+#: the shipped adapters apply to it as to the default model.
+CHOICE_VOCAB = "choice-vocab"
 DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 """The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
 
@@ -29,15 +33,17 @@ DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 #: (trained by `pddlworlds train` on the default model; the card beside each says how, on what, and how well it
 #: plays). v1 writes its actions (free decoding; admissible ranks the replies it would write); sc1 picks among
 #: the legal actions of a state shown whole (and plays the compact form, in which none was trained); df1 picks
-#: in the diffs form (the start state once, then what each step changed).
+#: in the diffs form (the start state once, then what each step changed); cs1, warm-started from df1, picks
+#: there with HiAgent's subgoal chosen among the goal conditions.
 SHIPPED_ADAPTERS: dict[str, str] = {
     "free": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "admissible": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "state-choice": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-compact": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-diffs": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
-    # the diffs form's prompts, HiAgent's subgoal chosen among the goal conditions (df1 learned those lines)
-    "state-choice-subgoals": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
+    # the diffs form's prompts, HiAgent's subgoal chosen among the goal conditions: cs1, taught that choice
+    "state-choice-subgoals": "gemma-3-270m-pddlworlds-lora-cs1-s115.gguf",
+    # the same with the model's own summaries, which df1 was taught (cs1's data has none)
     "state-choice-subgoals-taught": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
 }
 #: The adapter `EmbeddedLLM()` loads when nothing says which setting it plays: the free setting's.
@@ -65,12 +71,14 @@ def resolve_adapter(
     option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None, setting: str = "free"
 ) -> Path | None:
     """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the file shipped for
-    `setting` on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are
+    `setting` on the default model (`model_path` None, or `CHOICE_VOCAB`: its cut vocabulary) and none on
+    another GGUF; `NO_ADAPTER` and None are
     none; anything else is a file, which must exist (`FileNotFoundError`)."""
     if option is None or option == NO_ADAPTER:
         return None
-    if option == SHIPPED_ADAPTER:
-        return shipped_adapter_path(setting) if model_path is None else None
+    if option == SHIPPED_ADAPTER:  # the cut-vocabulary model is the default one with fewer tokens
+        default = model_path is None or str(model_path) == CHOICE_VOCAB
+        return shipped_adapter_path(setting) if default else None
     path = Path(option).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"LoRA adapter file not found: {path}")

@@ -19,7 +19,10 @@ is recorded once, as the prompt and the reply the expert would give: ` <action>`
 <action>` or `Subgoal: <line>\nAction: <action>` for HiAgent, ended by a line end as the candidates are.
 Its subgoals follow the plan's own structure (`agents.segments.goal_segment`: the goal conditions the
 plan's next segment makes true) and its summaries say what the finished subgoal made true (both as facts
-in the compact prompt form, `agents.compact`).
+in the compact prompt form, `agents.compact`). Where the world opens HiAgent's subgoals (`Setting.subgoals
+== "chosen"`: the model's score picks among the goal conditions not yet true, scored after `Subgoal:`), a
+turn is labelled as it is played: `Subgoal: <the condition the planner's next segment makes true>` before
+the action on a turn that opens a subgoal, the bare `Action: <action>` under an open one.
 `ExpertPlayer` plays in the model's place (the expert's pick, now and then, seeded, another legal action),
 so the same labelling makes expert data and on-policy data.
 """
@@ -125,15 +128,18 @@ class RelabelLLM:
         if prefix == SUBGOAL_HEAD:  # a chosen subgoal: the pick after it carries the label (as a written one's)
             return self.model.choose(messages, continuations, prefix=prefix, rank=rank)  # type: ignore[attr-defined]
         state = self.trail.unwrapped.state
-        reply = self.action_label(state)
+        reply = self.action_label(state, prefix)
         choice = self.model.choose(messages, continuations, prefix=prefix, rank=rank)  # type: ignore[attr-defined]
         written = prefix + continuations[choice.index].rstrip("\n")
         self.calls.append(LabelledCall(tuple(messages), reply, "expert" if reply is not None else "dead-end",
                                        "action", CHOICE_END, 0, written, state))
         return choice
 
-    def action_label(self, state: int) -> str | None:
-        """The reply the expert gives to an action call from `state` (None at a dead end)."""
+    def action_label(self, state: int, prefix: str | None = None) -> str | None:
+        """The reply the expert gives to an action call from `state` (None at a dead end). A chosen
+        subgoal's action pick (`prefix`: what the world wrote before the action) is labelled as it is played:
+        `Subgoal: <the expert's pick>` first where the world opened a subgoal this turn (the head scored
+        after `Subgoal:` learns the planner's segment), the bare action where the subgoal goes on."""
         plan = None if self.trail.dead_end else self.expert.plan_from(state)  # no way back from a dead end
         if not plan:  # a dead end (the goal ends the episode before any call)
             self.trail.dead_end = True
@@ -142,6 +148,10 @@ class RelabelLLM:
         action = world.action_text(plan[0])
         if not isinstance(self.agent, HiAgent):
             return f" {action}"
+        if self.setting.subgoals == "chosen" and prefix is not None:
+            if not prefix.startswith(SUBGOAL_HEAD):
+                return f"Action: {action}"
+            return f"{SUBGOAL_HEAD} {self.subgoal_pick(state)}\nAction: {action}"
         first = self._first_subgoal(plan, state)
         current = self.agent.wm.current
         if current is not None and current.text and same_subgoal(current.text, first):
@@ -162,6 +172,13 @@ class RelabelLLM:
         pick (`Setting.subgoals == "chosen"`)."""
         plan = None if self.trail.dead_end else self.expert.plan_from(state)
         return self._first_subgoal(plan, state) if plan else None
+
+    def subgoal_pick(self, state: int) -> str:
+        """The goal condition not yet true that a chosen-subgoal turn should pick in `state`: the first
+        (in the world's order) that the expert's next segment makes true; the first at a dead end."""
+        options = [text for text, _ in compact.open_goal_conditions(self.trail.unwrapped.world, state)]
+        named = compact.conditions_of(self.subgoal_label(state) or "")
+        return next((text for text in options if text in named), options[0])
 
     def summary_label(self, state: int) -> str:
         """The reply the expert gives to the summary call of the subgoal being finished."""
@@ -237,8 +254,8 @@ class ExpertPlayer:
         A chosen subgoal's turn picks the candidate the expert's next subgoal names (else the first)."""
         state = self.labels.trail.unwrapped.state
         if prefix == SUBGOAL_HEAD:
-            named = compact.conditions_of(self.labels.subgoal_label(state) or "")
-            index = next((i for i, c in enumerate(continuations) if c.strip() in named), 0)
+            pick = self.labels.subgoal_pick(state)
+            index = next((i for i, c in enumerate(continuations) if c.strip() == pick), 0)
             scores = tuple(0.0 if i == index else -1.0 for i in range(len(continuations)))
             return Choice(index, scores, 0, 0, 0.0, tuple(1 for _ in continuations))
         label = self.labels.action_label(state)
