@@ -30,9 +30,12 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 
 # pip's wheel cache does not key on CMAKE_ARGS, so a llama-cpp-python wheel built earlier with other flags
 # (a native build that crashes here, say) would be reused silently. Decode one token with the embedded
-# model; if that fails, rebuild the same version without the cache and try once more.
+# model (and write its cut vocabulary's GGUF into the cache, about 12 s the first time: docs/agents.md, "The
+# cut vocabulary"); if that fails, rebuild the same version without the cache and try once more.
 SMOKE='from pddlworlds.llm import EmbeddedLLM, Message
-EmbeddedLLM(n_ctx=256, n_threads=1).chat([Message("user", "Hello")], max_tokens=1)'
+EmbeddedLLM(n_ctx=256, n_threads=1).chat([Message("user", "Hello")], max_tokens=1)
+from pddlworlds.llm.vocab_trim import choice_vocab_model_path
+choice_vocab_model_path()'
 if ! smoke_log=$(.venv/bin/python -c "$SMOKE" 2>&1); then
     llama_version=$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')
     echo "llama-cpp-python $llama_version cannot decode here; rebuilding it with CMAKE_ARGS=$CMAKE_ARGS" >&2

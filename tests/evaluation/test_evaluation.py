@@ -276,6 +276,31 @@ def test_a_run_stored_in_the_free_setting_says_which_option_resumes_it(tmp_path:
     # and then from state-choice-diffs to state-choice-subgoals
     diffs = refusal({"max_steps": 30, "setting": "state-choice-diffs"}, {"max_steps": 30, "setting": "state-choice-subgoals"})
     assert diffs.endswith("add --setting state-choice-diffs.")
+    # and the model: a run stored on the full vocabulary, resumed where eval now takes the cut one
+    full = {"max_steps": 30, "llm": {"model_id": "gemma-3-270m-Q4_K_M+cs1"}}
+    cut = {"max_steps": 30, "llm": {"model_id": "gemma-3-270m-Q4_K_M-choice-vocab+cs1"}}
+    assert refusal(full, cut).endswith("add --llm embedded:full.")
+    assert "embedded:full" not in refusal(cut, full) and "embedded:full" not in refusal(
+        full, {"max_steps": 30, "llm": {"model_id": "gemma-3-270m-Q4_K_M-choice-vocab+df1"}})
+
+
+def test_eval_plays_the_shipped_worlds_choosing_settings_on_the_cut_vocabulary(tmp_path: Path) -> None:
+    """`--llm embedded` (the default) in a setting that chooses, on the shipped worlds: the cut vocabulary
+    (`embedded:choice-vocab`) with the setting's shipped adapter; `embedded:full` keeps every token, and the
+    free setting (the model writes) and a folder of one's own keep the full model."""
+    from pddlworlds.llm import CHOICE_VOCAB, FULL_VOCAB, shipped_adapter_path
+
+    default = plan_for([])
+    assert default.backend.model == CHOICE_VOCAB and default.setting == "state-choice-subgoals"
+    assert default.backend.lora == str(shipped_adapter_path("state-choice-subgoals"))
+    assert plan_for(["--llm", "embedded:choice-vocab"]).backend == default.backend
+    full = plan_for(["--llm", "embedded:full"])
+    assert full.backend.model == FULL_VOCAB and full.backend.lora == default.backend.lora
+    assert full.setting == default.setting  # the same default setting and pair, every token
+    assert plan_for(["--setting", "free"]).backend.model is None
+    root = tmp_path / "mine"
+    shutil.copytree(domains()["gripper"].domain_file.parent, root / "gripper")
+    assert plan_for(["--domains-root", str(root), "--domains", "gripper"]).backend.model is None
 
 
 def test_torn_last_line_is_dropped(tmp_path: Path) -> None:

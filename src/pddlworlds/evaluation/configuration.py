@@ -137,9 +137,13 @@ def resume_hint(stored: dict[str, Any], new: dict[str, Any]) -> str:
     """What to add to resume a stored run that the new options would play otherwise, or "": the embedded
     model's default setting has moved (free until 2026-11-27, state-choice until 2026-11-28), so a run
     resumed under another setting is told which option brings it back. A run played in the free setting
-    stores no setting (`build_config`)."""
+    stores no setting (`build_config`). Likewise the model: a choosing setting's run on the shipped worlds
+    plays the cut vocabulary since 2026-11-29, and one stored on the full vocabulary is told `embedded:full`."""
     if "setting" not in stored and "setting" in new:
         return "A run stored without a setting was played in the free one: add --setting free."
     if "setting" in stored and stored["setting"] != new.get("setting"):
         return f"This run was played in the {stored['setting']} setting: add --setting {stored['setting']}."
+    was, now = (str((side.get("llm") or {}).get("model_id", "")) for side in (stored, new))
+    if "-choice-vocab" in now and was == now.replace("-choice-vocab", "", 1):
+        return "This run was played on the model's full vocabulary (eval's default before 2026-11-29): add --llm embedded:full."
     return ""

@@ -26,8 +26,10 @@ from .base import (
 )
 from .embedded import EmbeddedLLM
 from .model_files import (
+    CHOICE_VOCAB,
     DEFAULT_ADAPTER,
     DEFAULT_MODEL_ID,
+    FULL_VOCAB,
     NO_ADAPTER,
     SHIPPED_ADAPTER,
     SHIPPED_ADAPTERS,
@@ -50,9 +52,11 @@ from .registry import (
 
 __all__ = [
     "BACKENDS",
+    "CHOICE_VOCAB",
     "DECODINGS",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
+    "FULL_VOCAB",
     "EMPTY_COMPLETION",
     "LLM",
     "NO_ADAPTER",

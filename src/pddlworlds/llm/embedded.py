@@ -22,9 +22,18 @@ from .adapter_check import check_adapter
 from .base import EMPTY_COMPLETION, Choice, ChoiceRank, Completion, Message
 from .cancelling import abortable
 from .kv_cache import DEFAULT_CACHE_BYTES, PromptStates, common_prefix
-from .model_files import DEFAULT_MODEL_ID, INSTALL_HINT, SHIPPED_ADAPTER, default_model_path, resolve_adapter
+from .model_files import (
+    CHOICE_VOCAB,
+    DEFAULT_MODEL_ID,
+    FULL_VOCAB,
+    INSTALL_HINT,
+    SHIPPED_ADAPTER,
+    default_model_path,
+    resolve_adapter,
+)
 from .prompt_formats import gemma_chat_pieces, plain_pieces
 from .tokenising import tokenize_pieces
+from .vocab_trim import CheckedVocabulary, choice_vocab_keep, choice_vocab_model_path
 
 __all__ = [
     "DEFAULT_CACHE_BYTES",
@@ -99,14 +108,18 @@ class EmbeddedLLM:
             raise ImportError(f"EmbeddedLLM needs llama-cpp-python: {INSTALL_HINT}") from exc
         if prompt_cache_bytes < 0:
             raise ValueError(f"prompt_cache_bytes must be >= 0, not {prompt_cache_bytes}")
-        path = Path(model_path) if model_path is not None else default_model_path()
+        cut = model_path is not None and str(model_path) == CHOICE_VOCAB
+        if model_path is not None and str(model_path) == FULL_VOCAB:  # the default model, every token named
+            model_path = None
+        path = choice_vocab_model_path() if cut else Path(model_path) if model_path is not None else default_model_path()
         if not path.is_file():
             raise FileNotFoundError(f"model file not found: {path}")
         self.model_path = path.resolve()
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
         self.seed = seed
-        self._model_id = DEFAULT_MODEL_ID if model_path is None else _model_id_from_path(self.model_path)
+        self._model_id = (DEFAULT_MODEL_ID if model_path is None else f"{DEFAULT_MODEL_ID}-{CHOICE_VOCAB}" if cut
+                          else _model_id_from_path(self.model_path))
         self._sha256: str | None = None
         # A LoRA adapter (llama.cpp GGUF, see pddlworlds.training) changes the model: its name and digest
         # join the model's id, so runs with and without it are never confused.
@@ -135,6 +148,16 @@ class EmbeddedLLM:
 
         key = (str(self.model_path), n_ctx, self.n_threads, swa_full, str(self.lora_path))
         self._llama, self._lock, self._states = _LoadedModels.get(key, load)
+        #: What tokenises prompts: the model itself, or for the cut vocabulary the model checked on every text
+        #: against the full model's tokeniser (`vocab_trim.CheckedVocabulary`).
+        self._vocab: Any = self._llama
+        if cut:
+            if prompt_format != "plain":
+                raise ValueError(f"{CHOICE_VOCAB}: the cut vocabulary is the default model's, which takes the "
+                                 f"plain prompt format, not {prompt_format!r}")
+            with quiet_native_stderr(enabled=not verbose):
+                full = llama_cpp.Llama(str(default_model_path()), n_ctx=64, vocab_only=True, verbose=verbose)
+            self._vocab = CheckedVocabulary(self._llama, full, choice_vocab_keep())
         #: Whose calls these are: a call reuses only prompt tokens evaluated by calls of the same owner
         #: (`with_cache_owner`; None, the default, is one owner like any other).
         self.cache_owner: str | None = None
@@ -206,7 +229,7 @@ class EmbeddedLLM:
         memory, which the model is fed without special-token parsing (`tokenising`), so `<eos>` written
         in them counts as the tokens of its letters."""
         with self._lock:
-            return len(tokenize_pieces(self._llama, [(text, False)], add_bos=False))
+            return len(tokenize_pieces(self._vocab, [(text, False)], add_bos=False))
 
     def reset(self) -> None:
         """Drop the KV cache and the saved prompt states, so the next call evaluates its whole prompt
@@ -238,7 +261,7 @@ class EmbeddedLLM:
             pieces = [*pieces[:-1], (pieces[-1][0] + reply, False)] if pieces and not pieces[-1][1] else [
                 *pieces, (reply, False)]
         with self._lock:
-            tokens = tokenize_pieces(self._llama, pieces)
+            tokens = tokenize_pieces(self._vocab, pieces)
             self._llama.reset()
             self._llama.eval(tokens)
             self._states.live_owner = self.cache_owner  # the context now holds this caller's tokens
@@ -276,7 +299,7 @@ class EmbeddedLLM:
                     abort.prompt_done()
                 return abort.requested
 
-            tokens = tokenize_pieces(self._llama, pieces)
+            tokens = tokenize_pieces(self._vocab, pieces)
             if len(tokens) + 1 > self.n_ctx:
                 return Completion(
                     "",
@@ -330,8 +353,8 @@ class EmbeddedLLM:
         pieces = self._pieces(messages)
         start = time.perf_counter()
         with self._lock:
-            tokens = tokenize_pieces(self._llama, pieces)
-            written = tokenize_pieces(self._llama, [(reply, False)], add_bos=False)
+            tokens = tokenize_pieces(self._vocab, pieces)
+            written = tokenize_pieces(self._vocab, [(reply, False)], add_bos=False)
             if len(tokens) + len(written) + 1 > self.n_ctx:
                 too_long = f"prompt and reply of {len(tokens) + len(written)} tokens do not fit n_ctx={self.n_ctx}"
                 return Completion("", len(tokens), 0, time.perf_counter() - start, error=too_long)
@@ -358,8 +381,8 @@ class EmbeddedLLM:
         pieces = self._pieces(messages) + ([(prefix, False)] if prefix else [])
         start = time.perf_counter()
         with self._lock:
-            tokens = tokenize_pieces(self._llama, pieces)
-            candidates = [tokenize_pieces(self._llama, [(c, False)], add_bos=False) for c in continuations]
+            tokens = tokenize_pieces(self._vocab, pieces)
+            candidates = [tokenize_pieces(self._vocab, [(c, False)], add_bos=False) for c in continuations]
             lengths = tuple(len(c) for c in candidates)
             ranked = None if rank is None else (lambda i, lp: rank(lp, lengths[i], continuations[i]))
             self._states.prepare(self._llama, tokens, self.cache_owner)  # a saved state may hold more of it
@@ -401,7 +424,7 @@ def _model_id_from_path(path: Path) -> str:
 
 
 def from_spec(spec: Any) -> EmbeddedLLM:
-    """The registry's factory: `--llm embedded[:PATH.gguf]` with the spec's adapter file (None: none; the
+    """The registry's factory: `--llm embedded[:choice-vocab|:full|:PATH.gguf]` with the spec's adapter file (None: none; the
     CLI resolves `--lora` into it), the run's thread count and the saved-prompt-state budget."""
     budget = prompt_cache_budget()
     return EmbeddedLLM(spec.model, n_threads=spec.n_threads, lora_path=spec.lora, prompt_cache_bytes=budget)

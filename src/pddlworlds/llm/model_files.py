@@ -10,6 +10,8 @@ from pathlib import Path
 from ..host import cache_dir as host_cache_dir
 
 __all__ = [
+    "CHOICE_VOCAB",
+    "FULL_VOCAB",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
     "INSTALL_HINT",
@@ -22,6 +24,11 @@ __all__ = [
 ]
 
 INSTALL_HINT = "pip install 'pddlworlds[llm]'"
+#: `--llm embedded:choice-vocab`: the default model with its vocabulary cut to the worlds' tokens (`vocab_trim`);
+#: the shipped adapters apply to it as to the default model.
+CHOICE_VOCAB = "choice-vocab"
+#: `--llm embedded:full`: the default model with every token, where `pddlworlds eval` would take the cut one.
+FULL_VOCAB = "full"
 DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 """The default GGUF is Google's *pretrained* Gemma 3 270M (not the -it variant), 4-bit K-quant."""
 
@@ -67,12 +74,14 @@ def resolve_adapter(
     option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None, setting: str = "free"
 ) -> Path | None:
     """The adapter file an option names, or None for no adapter: `SHIPPED_ADAPTER` is the file shipped for
-    `setting` on the default model (`model_path` None) and none on another GGUF; `NO_ADAPTER` and None are
+    `setting` on the default model (`model_path` None, `FULL_VOCAB`, or `CHOICE_VOCAB`: its cut vocabulary) and none on
+    another GGUF; `NO_ADAPTER` and None are
     none; anything else is a file, which must exist (`FileNotFoundError`)."""
     if option is None or option == NO_ADAPTER:
         return None
-    if option == SHIPPED_ADAPTER:
-        return shipped_adapter_path(setting) if model_path is None else None
+    if option == SHIPPED_ADAPTER:  # the cut-vocabulary model is the default one with fewer tokens
+        default = model_path is None or str(model_path) in (CHOICE_VOCAB, FULL_VOCAB)
+        return shipped_adapter_path(setting) if default else None
     path = Path(option).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"LoRA adapter file not found: {path}")

@@ -106,8 +106,10 @@ BACKENDS: Registry[Backend] = Registry("model backend", plural="backends", entri
     "embedded": Backend(
         "embedded",
         "pddlworlds.llm.embedded:from_spec",
-        usage="embedded, embedded:PATH.gguf",
-        help="the llama.cpp model in this process (default Gemma 3 270M; or a GGUF file)",
+        usage="embedded, embedded:choice-vocab, embedded:full, embedded:PATH.gguf",
+        help="the llama.cpp model in this process: Gemma 3 270M (choice-vocab: with its vocabulary cut to the "
+             "worlds' tokens, what `eval` plays the shipped worlds' choosing settings on; full: every token), "
+             "or a GGUF file",
         processes=True,
         default_workers=None,
         takes_lora=True,

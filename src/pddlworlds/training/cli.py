@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
@@ -221,8 +222,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_vocab(args: argparse.Namespace) -> int:
+    from ..agents import SETTINGS, get_setting
+    from .vocabulary import build_vocabulary
+
+    settings = [s.strip() for s in args.settings.split(",") if s.strip()] if args.settings else [
+        name for name in SETTINGS if get_setting(name).chooses]
+    for name in settings:
+        if not get_setting(name).chooses:
+            raise ValueError(f"--settings: {name} does not choose among candidates; the cut model is for those that do")
+    figures = build_vocabulary(args.out, settings=settings, seed=args.seed, per_split=args.per_split, steps=args.steps,
+                               check_seed=args.check_seed, check_per_split=args.check_per_split)
+    print(json.dumps(dataclasses.asdict(figures)))
+    return 0
+
+
 def add_parsers(sub: Any) -> None:
-    """Register `pddlworlds train {data,fit,lengths,rollout,export}`."""
+    """Register `pddlworlds train {data,fit,lengths,rollout,export,vocab}`."""
     p = sub.add_parser("train", help="training data from the expert, LoRA fine-tuning, GGUF adapter export")
     tsub = p.add_subparsers(dest="train_command", required=True)
 
@@ -320,3 +336,15 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("adapter", type=Path, help="PEFT adapter folder (adapter_config.json, adapter_model.safetensors)")
     e.add_argument("out", type=Path, help="GGUF file to write")
     e.set_defaults(func=cmd_export)
+
+    v = tsub.add_parser("vocab", help="the token list of the cut-vocabulary model (--llm embedded:choice-vocab): "
+                                      "found by play in every world, checked by another play")
+    v.add_argument("--out", type=Path, required=True, help="JSON file to write (shipped: models/gemma-3-270m-choice-vocab.json)")
+    v.add_argument("--settings", default="", help="comma-separated choosing settings (default: all that choose)")
+    v.add_argument("--seed", type=nonnegative_int, default=1, help="the finding play's seed")
+    v.add_argument("--per-split", type=positive_int, default=3, help="problems a split a world, finding play")
+    v.add_argument("--steps", type=positive_int, default=30, help="steps an episode")
+    v.add_argument("--check-seed", type=nonnegative_int, default=2, help="the checking play's seed")
+    v.add_argument("--check-per-split", type=positive_int, default=3,
+                   help="problems a split a world, checking play (the ones after the finding play's)")
+    v.set_defaults(func=cmd_vocab)
