@@ -121,7 +121,7 @@ def test_the_adapter_option_becomes_a_file_once_where_it_enters(tmp_path: Path) 
 
 
 def test_the_embedded_model_plays_its_shipped_pair_unless_a_run_asks_for_something_else(tmp_path: Path) -> None:
-    """With nothing said, the embedded model plays state-choice-subgoals with the adapter trained in it (cs1);
+    """With nothing said, the embedded model plays state-choice-subgoals with the adapter trained in it (cs1h);
     the diffs form and the taught summaries keep df1, whose prompts they are;
     a setting, an adapter, a model, a profile or a prompt file of your own, or agents that play no model,
     keep the free setting (and the free setting's adapter) as before."""
@@ -129,8 +129,8 @@ def test_the_embedded_model_plays_its_shipped_pair_unless_a_run_asks_for_somethi
 
     plan = _plan()
     assert plan.setting == "state-choice-subgoals" and plan.backend.lora == str(shipped_adapter_path("state-choice-subgoals"))
-    df1, cs1 = "gemma-3-270m-pddlworlds-lora-df1-s86.gguf", "gemma-3-270m-pddlworlds-lora-cs1-s115.gguf"
-    assert Path(plan.backend.lora).name == SHIPPED_ADAPTERS["state-choice-subgoals"] == cs1
+    df1, cs1h = "gemma-3-270m-pddlworlds-lora-df1-s86.gguf", "gemma-3-270m-pddlworlds-lora-cs1h-s68.gguf"
+    assert Path(plan.backend.lora).name == SHIPPED_ADAPTERS["state-choice-subgoals"] == cs1h
     assert SHIPPED_ADAPTERS["state-choice-diffs"] == SHIPPED_ADAPTERS["state-choice-subgoals-taught"] == df1
     assert _plan("--setting", "state-choice").backend.lora == str(shipped_adapter_path("state-choice"))  # sc1
     for options in (

@@ -39,8 +39,8 @@ __all__ = [
 DEFAULT_AGENTS = "hiagent,standard"
 
 #: The setting the embedded model plays with its shipped adapter when `--setting` is not given: of the pairs
-#: measured on the 60 public problems, state-choice-subgoals with the adapter trained in it (cs1) reaches the
-#: most of the goals (against df1 in it and in state-choice-diffs, sc1 in state-choice and v1 in free
+#: measured on the 60 public problems, state-choice-subgoals with the adapter trained in it (cs1h) reaches the
+#: most of the goals (against cs1 and df1 in it, df1 in state-choice-diffs, sc1 in state-choice and v1 in free
 #: decoding: docs/results.md). Any other model or adapter plays `free` by default.
 EMBEDDED_SETTING = "state-choice-subgoals"
 

@@ -11,9 +11,9 @@ from ..host import cache_dir as host_cache_dir
 
 __all__ = [
     "CHOICE_VOCAB",
-    "FULL_VOCAB",
     "DEFAULT_ADAPTER",
     "DEFAULT_MODEL_ID",
+    "FULL_VOCAB",
     "INSTALL_HINT",
     "NO_ADAPTER",
     "SHIPPED_ADAPTER",
@@ -37,15 +37,15 @@ DEFAULT_MODEL_ID = "gemma-3-270m-Q4_K_M"
 #: plays). v1 writes its actions (free decoding; admissible ranks the replies it would write); sc1 picks among
 #: the legal actions of a state shown whole (and plays the compact form, in which none was trained); df1 picks
 #: in the diffs form (the start state once, then what each step changed); cs1, warm-started from df1, picks
-#: there with HiAgent's subgoal chosen among the goal conditions.
+#: there with HiAgent's subgoal chosen among the goal conditions, and cs1h is cs1 fitted on HiAgent's turns.
 SHIPPED_ADAPTERS: dict[str, str] = {
     "free": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "admissible": "gemma-3-270m-pddlworlds-lora-v1.gguf",
     "state-choice": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-compact": "gemma-3-270m-pddlworlds-lora-sc1-s148.gguf",
     "state-choice-diffs": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
-    # the diffs form's prompts, HiAgent's subgoal chosen among the goal conditions: cs1, taught that choice
-    "state-choice-subgoals": "gemma-3-270m-pddlworlds-lora-cs1-s115.gguf",
+    # the diffs form's prompts, HiAgent's subgoal chosen among the goal conditions: cs1h, taught that choice
+    "state-choice-subgoals": "gemma-3-270m-pddlworlds-lora-cs1h-s68.gguf",
     # the same with the model's own summaries, which df1 was taught (cs1's data has none)
     "state-choice-subgoals-taught": "gemma-3-270m-pddlworlds-lora-df1-s86.gguf",
 }
