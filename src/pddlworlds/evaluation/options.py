@@ -134,7 +134,7 @@ def _has_problems(domain: str, split: str, root: str | None) -> bool:
 def build_plan(args: argparse.Namespace) -> Any:
     """A `RunPlan` from the parsed options; every name is checked here, before anything loads or runs."""
     from ..agents.settings import get_setting
-    from ..llm import CHOICE_VOCAB, FULL_VOCAB, SHIPPED_ADAPTER, parse_llm, resolve_adapter
+    from ..llm import CHOICE_VOCAB, SHIPPED_ADAPTER, names_default_model, parse_llm, resolve_adapter
     from ..worlds.catalogue import domains as all_domains
     from ..worlds.catalogue import get_domain, known_names
     from .spec import RunPlan, agent_names, resolve_agent
@@ -153,9 +153,7 @@ def build_plan(args: argparse.Namespace) -> Any:
     )
     takes_lora = backend.backend is not None and backend.backend.takes_lora
     lora_option = getattr(args, "lora", None) or SHIPPED_ADAPTER
-    # the default model, or its cut vocabulary (the same model for the settings that choose)
-    default_model = backend.model in (None, CHOICE_VOCAB, FULL_VOCAB)
-    shipped_pair = takes_lora and backend.backend.scores_candidates and default_model
+    shipped_pair = takes_lora and backend.backend.scores_candidates and names_default_model(backend.model)
     default = embedded_default(args, agents) if shipped_pair and lora_option == SHIPPED_ADAPTER else None
     setting, choice_score, observation_mode = resolve_setting(args, default)
     score_all = bool(getattr(args, "score_all_candidates", False))

@@ -34,6 +34,7 @@ from .model_files import (
     SHIPPED_ADAPTER,
     SHIPPED_ADAPTERS,
     default_model_path,
+    names_default_model,
     resolve_adapter,
     shipped_adapter_path,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "format_plain",
     "get_backend",
     "llm_usage",
+    "names_default_model",
     "parse_llm",
     "register_backend",
     "resolve_adapter",

@@ -19,6 +19,7 @@ __all__ = [
     "SHIPPED_ADAPTER",
     "SHIPPED_ADAPTERS",
     "default_model_path",
+    "names_default_model",
     "resolve_adapter",
     "shipped_adapter_path",
 ]
@@ -70,6 +71,12 @@ def shipped_adapter_path(setting: str = "free") -> Path:
     return path
 
 
+def names_default_model(model_path: str | os.PathLike[str] | None) -> bool:
+    """Whether `--llm embedded[:ARG]`'s ARG is the default model: none, `FULL_VOCAB`, or `CHOICE_VOCAB` (the
+    same model with fewer tokens, which the default model's adapters fit)."""
+    return model_path is None or str(model_path) in (CHOICE_VOCAB, FULL_VOCAB)
+
+
 def resolve_adapter(
     option: str | os.PathLike[str] | None, model_path: str | os.PathLike[str] | None = None, setting: str = "free"
 ) -> Path | None:
@@ -79,9 +86,8 @@ def resolve_adapter(
     none; anything else is a file, which must exist (`FileNotFoundError`)."""
     if option is None or option == NO_ADAPTER:
         return None
-    if option == SHIPPED_ADAPTER:  # the cut-vocabulary model is the default one with fewer tokens
-        default = model_path is None or str(model_path) in (CHOICE_VOCAB, FULL_VOCAB)
-        return shipped_adapter_path(setting) if default else None
+    if option == SHIPPED_ADAPTER:
+        return shipped_adapter_path(setting) if names_default_model(model_path) else None
     path = Path(option).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"LoRA adapter file not found: {path}")

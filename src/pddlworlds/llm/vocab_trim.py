@@ -149,10 +149,19 @@ class CheckedVocabulary:
     def __init__(self, cut: Any, full: Any, keep: Sequence[int]) -> None:
         self.cut, self.full, self.keep = cut, full, list(keep)
 
-    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+    def _checked(self, text: bytes, add_bos: bool, special: bool) -> tuple[list[int], bool]:
+        """The cut model's ids of `text`, and whether they are the full model's through the list."""
         ids = list(self.cut.tokenize(text, add_bos=add_bos, special=special))
         keep = self.keep
-        if [keep[i] for i in ids] != list(self.full.tokenize(text, add_bos=add_bos, special=special)):
+        return ids, [keep[i] for i in ids] == list(self.full.tokenize(text, add_bos=add_bos, special=special))
+
+    def covers(self, text: bytes, special: bool = False) -> bool:
+        """Whether the cut model tokenises `text` as the full one does (the list's check, `train vocab`)."""
+        return self._checked(text, False, special)[1]
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        ids, same = self._checked(text, add_bos, special)
+        if not same:
             shown = text.decode("utf-8", errors="replace")
             raise UncoveredText(f"the cut vocabulary ({CHOICE_VOCAB}) tokenises this text otherwise than the full "
                                 f"model, so it would not score it as the full model does: {shown[:120]!r}; "

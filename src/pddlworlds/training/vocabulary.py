@@ -31,6 +31,7 @@ from typing import Any
 from ..agents import make_agent
 from ..llm import Choice, Completion, Message
 from ..llm.prompt_formats import plain_pieces
+from ..llm.tokenising import tokenize_pieces
 from ..registration import make_env
 from ..worlds.catalogue import Domain, domains
 
@@ -91,15 +92,13 @@ def prompt_pieces(
     return pieces
 
 
-def _ids(llama: Any, piece: Piece) -> list[int]:
-    text, marker = piece
-    return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=marker))
-
-
 def tokenisation_differences(full: Any, cut: Any, keep: Sequence[int], pieces: Iterable[Piece]) -> list[Piece]:
     """The pieces the cut model (`llama_cpp.Llama`, `vocab_only` will do; its token i is the full model's
-    `keep[i]`) tokenises otherwise than the full one."""
-    return [piece for piece in pieces if [keep[i] for i in _ids(cut, piece)] != _ids(full, piece)]
+    `keep[i]`) tokenises otherwise than the full one: the check the cut model makes on every text it is sent."""
+    from ..llm.vocab_trim import CheckedVocabulary
+
+    checked = CheckedVocabulary(cut, full, keep)
+    return [(text, marker) for text, marker in pieces if not checked.covers(text.encode("utf-8"), special=marker)]
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ def build_vocabulary(
     full = llama_cpp.Llama(str(base), n_ctx=64, vocab_only=True, verbose=False)
     pieces = prompt_pieces(seed=seed, per_split=per_split, steps=steps, settings=settings, worlds=worlds)
     pieces |= prompt_pieces(seed=seed, per_split=None, steps=1, settings=settings, worlds=worlds, agents=("hiagent",))
-    used = {t for piece in pieces for t in _ids(full, piece)}
+    used = {t for piece in pieces for t in tokenize_pieces(full, [piece], add_bos=False)}
     tokens, types, specials = read_token_table(base)
     keep = kept_token_ids(tokens, types, used, specials)
     checked = prompt_pieces(seed=check_seed, per_split=check_per_split, steps=steps, settings=settings,
