@@ -17,8 +17,11 @@
 # Settings (environment, with defaults): MINUTES=10 (training minutes; with the load, the packing and the
 # export the run ends within 15 minutes), MAX_LEN=4096 (tokens per packed sequence), ACCUMULATE=4, LR=2e-4,
 # WARMUP=20, SCHEDULE=linear, EPOCHS=1, STEPS=0 (0: EPOCHS decide), RANK=16, ALPHA=32, PRECISION=bf16,
-# INIT= (a warm-start adapter), SEED=0, WORK=/tmp/pddlworlds-gpu-train (the run folder: the same command
-# resumes from its checkpoint), ALLOW_CPU=0 (1: run without a GPU, to test the path).
+# INIT= (a warm-start adapter), TRAIN_LAYERS=0 (all), AGENTS= (all), SEED=0, WORK=/tmp/pddlworlds-gpu-train
+# (the run folder: the same command resumes from its checkpoint), ALLOW_CPU=0 (1: run without a GPU, to test
+# the path). VOCAB=choice-vocab fits on the cut vocabulary eval plays on: BASE_GGUF may then be the cut model
+# (74 MB where the full one is 253; `llm.vocab_trim.choice_vocab_model_path` writes it), and TOKENIZER a folder
+# with the full model's tokenizer files (the data is tokenised as the full model tokenises it, then mapped).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,6 +80,10 @@ args=(train fit --data "$data" --out "$work/run" --base-model "$base" --seed "${
       --threads "${THREADS:-$(nproc)}" --no-progress)
 [[ "${STEPS:-0}" != "0" ]] && args+=(--steps "$STEPS")
 [[ -n "${INIT:-}" ]] && args+=(--init "$INIT")
+[[ -n "${VOCAB:-}" ]] && args+=(--vocab "$VOCAB")
+[[ -n "${TOKENIZER:-}" ]] && args+=(--tokenizer "$TOKENIZER")
+[[ "${TRAIN_LAYERS:-0}" != "0" ]] && args+=(--train-layers "$TRAIN_LAYERS")
+[[ -n "${AGENTS:-}" ]] && args+=(--agents "$AGENTS")
 echo "gpu_train: pddlworlds ${args[*]}"
 start=$(date +%s)
 "$python" -c "import sys; from pddlworlds.cli import main; sys.exit(main(sys.argv[1:]))" "${args[@]}" \

@@ -85,3 +85,20 @@ def test_the_script_trains_on_the_cpu_from_a_staged_base_and_float_copy(tmp_path
     assert summary["base_model"]["float_copy"].startswith(str(tmp_path / "cache"))  # the staged copy, linked
     assert (tmp_path / "cache" / "models" / float_copy_folder(base).name).is_symlink()
     assert "gpu_train: 2 of 2 steps" in result.stdout
+
+
+@pytest.mark.embedded
+@pytest.mark.heavy
+def test_the_script_fits_on_the_cut_vocabulary_with_a_tokenizer_folder(tmp_path: Path, tiny_base_model: str) -> None:
+    """VOCAB and TOKENIZER, as a GPU machine without the full GGUF runs it: the base cut in torch, the data
+    tokenised by the tokenizer's files and mapped into the shipped list."""
+    from pddlworlds.training.trainer import float_copy_folder
+
+    tokenizer = float_copy_folder(tiny_base_model)  # the shipped model's tokenizer files
+    result = _run(tmp_path, _data(tmp_path / "data"), Path(tiny_base_model), ALLOW_CPU="1", STEPS="1",
+                  MAX_LEN="128", THREADS="1", VOCAB="choice-vocab", TOKENIZER=str(tokenizer))
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["config"]["vocab"] == "choice-vocab" and summary["config"]["tokenizer"] == str(tokenizer)
+    assert summary["vocabulary"]["kept_tokens"] > 1000 and summary["data"]["skipped_uncovered"] == 0
+    assert "gpu_train: 1 of 1 steps" in result.stdout

@@ -154,6 +154,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         train_layers=args.train_layers,
         base_model=str(args.base_model) if args.base_model else None,
         precision=args.precision,
+        vocab=args.vocab,
+        tokenizer=str(args.tokenizer) if args.tokenizer else None,
     )
     try:
         with _stop_on_signal("train fit", "the current step (checkpoint, adapter and summary follow)") as stop:
@@ -292,6 +294,14 @@ def add_parsers(sub: Any) -> None:
                         "weights, frozen, and the backward pass stops above them (default 0: all layers)")
     f.add_argument("--base-model", type=Path, default=None,
                    help="the base model GGUF to fine-tune (default: the embedded model)")
+    f.add_argument("--vocab", default=None,
+                   help="fit on a cut vocabulary, as eval plays on it: 'choice-vocab' (the shipped token list, "
+                        "eval's default where the model chooses) or a list written by `train vocab`; the base "
+                        "is then the cut model (or --base-model, full or cut), the data tokenised by the full "
+                        "model's tokenizer and mapped into the list (a call it does not cover is left out)")
+    f.add_argument("--tokenizer", type=Path, default=None,
+                   help="the tokenizer the data is tokenised with: a folder of its files or a GGUF (default: "
+                        "the base model's; with --vocab, the full model's); for a machine without the full GGUF")
     f.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                    help="fp32 (default), or bf16: the forward pass under bfloat16 autocast, for a GPU (weights, "
                         "adapter and optimizer stay float32)")

@@ -94,6 +94,7 @@ class PackedSequence:
 class PackStats:
     calls: int = 0
     skipped_too_long: int = 0
+    skipped_uncovered: int = 0  # with a cut vocabulary: calls with a token it does not keep
     call_tokens: int = 0  # what the calls would cost one by one
     packed_tokens: int = 0
     reply_tokens: int = 0
@@ -131,12 +132,17 @@ def pack_calls(
     calls: Iterable[tuple[Sequence[Message], str] | tuple[Sequence[Message], str, str]],
     vocab: Vocabulary,
     max_len: int,
+    keep: Sequence[int] | None = None,
 ) -> tuple[list[PackedSequence], PackStats]:
     """Pack calls in order; a sequence is closed when the next call would push it past `max_len`
-    tokens. A call longer than `max_len` on its own is skipped (counted in the stats)."""
+    tokens. A call longer than `max_len` on its own is skipped (counted in the stats). `keep`: a cut
+    vocabulary's ids in the full one (ascending, `llm.vocab_trim.choice_vocab_keep`): the tokens become their
+    places in it, the ids the cut model has; a call with a token it does not keep is skipped (counted), as
+    the cut model could not be sent that text."""
     stats = PackStats()
     sequences: list[PackedSequence] = []
     current = PackedSequence()
+    place = {token: i for i, token in enumerate(keep)} if keep is not None else None
     for messages, reply, *end in calls:
         path, reply_from = call_tokens(messages, reply, vocab, *end)
         stats.calls += 1
@@ -144,6 +150,12 @@ def pack_calls(
         if len(path) > max_len:
             stats.skipped_too_long += 1
             continue
+        if place is not None:
+            mapped = [place.get(token, -1) for token in path]
+            if -1 in mapped:
+                stats.skipped_uncovered += 1
+                continue
+            path = mapped
         stats.call_tokens += len(path)
         stats.reply_tokens += len(path) - reply_from
         if len(current) + current.new_nodes(path) > max_len:

@@ -40,6 +40,8 @@ __all__ = [
     "TrainConfig",
     "build_sequences",
     "check_config",
+    "cut_embeddings",
+    "cut_vocabulary_list",
     "float_copy_folder",
     "load_base_model",
     "load_tokenizer",
@@ -53,7 +55,7 @@ TRAIN_HINT = "pip install 'pddlworlds[train]'"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 # Fields that may change when a run is resumed (they do not change what is learned step by step; the
 # checkpoint holds the weights, so the warm start it began from no longer matters).
-_RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs", "init"}
+_RESUMABLE = {"steps", "max_minutes", "threads", "checkpoint_every", "epochs", "init", "tokenizer"}
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,11 @@ class TrainConfig:
     # start with (the warm start's, or zero), frozen, so the backward pass stops above them.
     train_layers: int = 0
     precision: str = "fp32"  # or "bf16": the forward pass under bfloat16 autocast (for a GPU; weights stay fp32)
+    # A cut vocabulary (`train vocab`'s token list; "choice-vocab": the shipped one): the fit's embedding and
+    # output layer keep only its rows, as the cut model eval plays on does, and the data is tokenised by the
+    # full model's tokenizer and mapped into it. The base is then the cut model (or the full one, cut here).
+    vocab: str | None = None
+    tokenizer: str | None = None  # the tokenizer's files (folder) or a GGUF; default: the base's (with vocab: the full model's)
 
 
 def _imports() -> tuple[Any, Any, Any]:
@@ -94,9 +101,12 @@ def _imports() -> tuple[Any, Any, Any]:
     return torch, transformers, peft
 
 
-def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[Any, Any, dict[str, str]]:
+def load_base_model(
+    gguf_path: str | os.PathLike[str] | None = None, with_tokenizer: bool = True
+) -> tuple[Any, Any, dict[str, str]]:
     """(model, tokenizer, info) in float32: from the float copy in the cache, else from the GGUF (which
-    transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256."""
+    transformers dequantises, about a minute) and then cached. `info` has the GGUF's path and sha256.
+    `with_tokenizer=False`: the tokenizer is None (a cut model's is not the one its data is tokenised with)."""
     torch, transformers, _ = _imports()
     from ..llm import default_model_path
 
@@ -110,12 +120,14 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     auto_model, auto_tok = transformers.AutoModelForCausalLM, transformers.AutoTokenizer
     if (folder / "config.json").is_file():
         model = auto_model.from_pretrained(folder, dtype=torch.float32, attn_implementation=attention)
-        tokenizer = auto_tok.from_pretrained(folder)
-        return model, tokenizer, info
+        if not with_tokenizer:
+            return model, None, info
+        cached = (folder / "tokenizer_config.json").is_file()
+        return model, auto_tok.from_pretrained(folder) if cached else _gguf_tokenizer(path), info
     model = auto_model.from_pretrained(
         path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attention
     )
-    tokenizer = _gguf_tokenizer(path, model.config.model_type)
+    tokenizer = _gguf_tokenizer(path, model.config.model_type) if with_tokenizer else None
     # The weights are floats now: drop transformers' record of the GGUF quantizer, all of it (save_pretrained
     # refuses a model that names one; Trainer-based training, TRL's among it, refuses one flagged quantized).
     if getattr(model, "hf_quantizer", None) is not None:
@@ -126,7 +138,8 @@ def load_base_model(gguf_path: str | os.PathLike[str] | None = None) -> tuple[An
     tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(tmp)
     try:
         os.replace(tmp, folder)
     except OSError:  # another process cached it first
@@ -148,11 +161,14 @@ def attention_geometry(base: Any) -> tuple[int, int | None, float | None]:
 
 
 def load_tokenizer(gguf_path: str | os.PathLike[str] | None = None) -> Any:
-    """The base model's tokenizer alone (from the float copy when cached, else from the GGUF)."""
+    """The base model's tokenizer alone (from the float copy when cached, else from the GGUF); `gguf_path`
+    may also be a folder of a tokenizer's files (`save_pretrained`'s), for a machine without the GGUF."""
     _, transformers, _ = _imports()
     from ..llm import default_model_path
 
     path = Path(gguf_path) if gguf_path is not None else default_model_path()
+    if path.is_dir():
+        return transformers.AutoTokenizer.from_pretrained(path)
     folder = float_copy_folder(path)
     if (folder / "tokenizer_config.json").is_file():
         return transformers.AutoTokenizer.from_pretrained(folder)
@@ -194,18 +210,22 @@ def check_config(config: TrainConfig) -> None:
 
 
 def build_sequences(
-    config: TrainConfig, tokenizer: Any, rows: list[dict[str, Any]] | None = None
+    config: TrainConfig, tokenizer: Any, rows: list[dict[str, Any]] | None = None, keep: list[int] | None = None
 ) -> tuple[list[PackedSequence], PackStats, dict]:
-    """The packed sequences of the dataset's calls (`rows`: read from `config.data` when not given);
-    ValueError when no call fits in `config.max_len` tokens."""
+    """The packed sequences of the dataset's calls (`rows`: read from `config.data` when not given), in the
+    cut vocabulary `keep`'s ids when given; ValueError when no call is left to train on."""
     rows = training_rows(config.data, config.agents, config.domains, config.seed) if rows is None else rows
     calls = [call_from_json(r) for r in rows]
-    sequences, stats = pack_calls(calls, TokenizerVocabulary(tokenizer), config.max_len)
-    if not sequences:
+    sequences, stats = pack_calls(calls, TokenizerVocabulary(tokenizer), config.max_len, keep)
+    if not sequences and not stats.skipped_uncovered:
         raise ValueError(
             f"{config.data}: every one of its {stats.calls} calls is longer than --max-len {config.max_len} "
             "tokens; raise --max-len"
         )
+    if not sequences:
+        why = (f"{stats.skipped_too_long} longer than --max-len {config.max_len} tokens, "
+               f"{stats.skipped_uncovered} with a token the cut vocabulary {config.vocab} does not keep")
+        raise ValueError(f"{config.data}: none of its {stats.calls} calls is left to train on: {why}")
     stats.by_domain = length_report([r["domain"] for r in rows], stats.lengths, config.max_len)
     return sequences, stats, {str(folder): read_manifest(folder) for folder in data_folders(config.data)}
 
@@ -239,6 +259,48 @@ def _schedule(n: int, total: int, seed: int) -> list[int]:
         order += perm
         epoch += 1
     return order[:total]
+
+
+def cut_vocabulary_list(vocab: str | None) -> tuple[list[int] | None, dict[str, Any] | None]:
+    """(the full model's ids a cut vocabulary keeps, what the summary records of it) for `--vocab`: a token
+    list written by `train vocab`, or "choice-vocab" for the shipped one; (None, None) without one."""
+    if vocab is None:
+        return None, None
+    from ..llm.model_files import CHOICE_VOCAB
+    from ..llm.vocab_trim import choice_vocab_keep, vocab_file
+
+    path = vocab_file() if vocab == CHOICE_VOCAB else Path(vocab)
+    if not path.is_file():
+        raise FileNotFoundError(f"--vocab {vocab}: no token list at {path} (write one with `pddlworlds train vocab`)")
+    try:
+        keep = choice_vocab_keep(path)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"--vocab {path}: not a token list written by `pddlworlds train vocab` ({exc})") from exc
+    return keep, {"list": str(path), "sha256": file_sha256(path), "kept_tokens": len(keep)}
+
+
+def cut_embeddings(model: Any, keep: list[int]) -> None:
+    """Keep only `keep`'s rows of the model's embedding and (tied) output layer, in that order: the full
+    model becomes the cut one eval plays on. A model whose vocabulary already has len(keep) tokens (loaded
+    from the cut GGUF) is left as it is; any other size is a ValueError."""
+    torch, _, _ = _imports()
+    embed = model.get_input_embeddings()
+    rows = int(embed.weight.shape[0])
+    if rows == len(keep):
+        return
+    if rows <= keep[-1]:
+        raise ValueError(f"the base model has {rows} tokens, neither the cut vocabulary's {len(keep)} nor a full "
+                         f"vocabulary it was cut from (it keeps id {keep[-1]})")
+    index = torch.tensor(keep, dtype=torch.long)
+    output = model.get_output_embeddings()
+    tied = output is not None and output.weight is embed.weight
+    embed.weight = torch.nn.Parameter(embed.weight.detach().index_select(0, index).clone(), requires_grad=False)
+    embed.num_embeddings = len(keep)
+    if output is not None:
+        output.weight = embed.weight if tied else torch.nn.Parameter(
+            output.weight.detach().index_select(0, index).clone(), requires_grad=False)
+        output.out_features = len(keep)
+    getattr(model.config, "text_config", model.config).vocab_size = len(keep)
 
 
 def sequence_loss(model: Any, seq: PackedSequence, sliding_window: int | None, softcap: float | None, device: Any):
@@ -293,12 +355,23 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
 
     load_start = time.perf_counter()
-    base, tokenizer, base_info = load_base_model(config.base_model)
+    keep, vocab_info = cut_vocabulary_list(config.vocab)
+    base_path = config.base_model
+    if keep is not None and base_path is None:
+        from ..llm.vocab_trim import choice_vocab_model_path
+
+        base_path = str(choice_vocab_model_path(vocab_info["list"]))
+    own_tokenizer = keep is None and config.tokenizer is None
+    base, tokenizer, base_info = load_base_model(base_path, with_tokenizer=own_tokenizer)
+    if not own_tokenizer:  # a cut model's data is tokenised as the full model tokenises it, then mapped
+        tokenizer = load_tokenizer(config.tokenizer)
+    if keep is not None:
+        cut_embeddings(base, keep)
     load_s = time.perf_counter() - load_start
     n_layers, sliding_window, softcap = attention_geometry(base)
     if config.train_layers > n_layers:  # before anything is written
         raise ValueError(f"--train-layers {config.train_layers}: the model has {n_layers} layers")
-    sequences, stats, manifests = build_sequences(config, tokenizer, rows)
+    sequences, stats, manifests = build_sequences(config, tokenizer, rows, keep)
     out.mkdir(parents=True, exist_ok=True)
     per_epoch = math.ceil(len(sequences) / config.accumulate)
     total = config.steps or max(1, math.ceil(config.epochs * per_epoch))
@@ -307,6 +380,7 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
     atomic_write(out / "data.json", json.dumps({"sequences": len(sequences), "steps_planned": total,
                                                 "per_epoch": per_epoch, "packed_tokens": stats.packed_tokens,
                                                 "skipped_too_long": stats.skipped_too_long,
+                                                "skipped_uncovered": stats.skipped_uncovered,
                                                 "by_domain": stats.by_domain,
                                                 "sources": training_data.sources}, indent=2) + "\n")
 
@@ -401,13 +475,16 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
 
     adapter_dir = own_folder(out / "adapter")
     with tempfile.TemporaryDirectory(prefix=".adapter-", dir=out) as saved:  # PEFT's files are renamed into
-        model.save_pretrained(saved)  # place: a link planted under one of their names is replaced, not followed
+        # place (a link planted under one of their names is replaced, not followed); the embedding is never
+        # trained, and a cut one is no change PEFT should save
+        model.save_pretrained(saved, save_embedding_layers=False)
         for item in Path(saved).iterdir():
             os.replace(item, adapter_dir / item.name)
     gguf_path = export_adapter(adapter_dir, out / "adapter.gguf", base_gguf=base_info["gguf"])
     summary = {
         "config": _config_json(config),
         "base_model": base_info,
+        "vocabulary": vocab_info,
         "init": init_info,
         "data": {
             "manifests": {
@@ -419,6 +496,7 @@ def train(config: TrainConfig, progress: bool = True, stop: threading.Event | No
             "sources": training_data.sources,  # per folder: share of episodes, episodes kept, calls kept
             "calls": stats.calls,
             "skipped_too_long": stats.skipped_too_long,
+            "skipped_uncovered": stats.skipped_uncovered,
             "by_domain": stats.by_domain,
             "tokens_one_call_at_a_time": stats.call_tokens,
             "packed_tokens": stats.packed_tokens,
