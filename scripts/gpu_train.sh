@@ -10,8 +10,8 @@
 # A float copy staged beside it (the folder `load_base_model` writes, `<stem>-f32-<sha16>`) is used as is;
 # else transformers dequantises the GGUF once (about a minute; needs the `gguf` package).
 #
-# Nothing is fetched. The machine needs torch (with CUDA), transformers, peft, gguf, numpy, tqdm and
-# gymnasium; the check below names the missing ones (carry them as wheels). The repository's src/ is put on
+# Nothing is fetched. The machine needs torch (with CUDA), transformers, peft, gguf, numpy, tqdm, gymnasium
+# and fast-downward-translate; the check below names the missing ones (carry them as wheels). The repository's src/ is put on
 # PYTHONPATH, so pddlworlds need not be installed.
 #
 # Settings (environment, with defaults): MINUTES=10 (training minutes; with the load, the packing and the
@@ -56,8 +56,10 @@ fi
 
 "$python" - "${ALLOW_CPU:-0}" <<'EOF'
 import importlib.util, sys
-missing = [m for m in ("torch", "transformers", "peft", "gguf", "numpy", "tqdm", "gymnasium")
-           if importlib.util.find_spec(m) is None]
+# module -> the distribution to carry (the planner's translator parses the data's problems)
+needed = {"torch": "torch", "transformers": "transformers", "peft": "peft", "gguf": "gguf", "numpy": "numpy",
+          "tqdm": "tqdm", "gymnasium": "gymnasium", "fast_downward": "fast-downward-translate"}
+missing = [wheel for module, wheel in needed.items() if importlib.util.find_spec(module) is None]
 if missing:
     sys.exit(f"gpu_train: missing Python packages: {', '.join(missing)} (carry them as wheels; nothing is fetched)")
 import torch
