@@ -11,15 +11,17 @@ from pathlib import Path
 import pytest
 
 from pddlworlds.llm import Message
-from pddlworlds.training.packing import pack_calls
+from pddlworlds.training.packing import TokenizerVocabulary, pack_calls
 from pddlworlds.training.trainer import TrainConfig, cut_vocabulary_list
 
 
-class _Characters:
-    """A toy vocabulary: one token a byte, BOS is 1."""
+class _ByteTokenizer:
+    """A toy Hugging Face tokenizer (the call `TokenizerVocabulary` makes): one token a byte, BOS is 1."""
 
-    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
-        return ([1] if add_bos else []) + list(text)
+    bos_token_id = 1
+
+    def __call__(self, text, add_special_tokens=False, split_special_tokens=True):
+        return {"input_ids": list(text.encode("utf-8"))}
 
 
 def _call(text: str, reply: str) -> tuple[list[Message], str, str]:
@@ -27,7 +29,7 @@ def _call(text: str, reply: str) -> tuple[list[Message], str, str]:
 
 
 def test_packing_maps_ids_into_the_cut_vocabulary_and_leaves_out_a_call_it_lacks() -> None:
-    vocab = _Characters()
+    vocab = TokenizerVocabulary(_ByteTokenizer())
     covered = _call("ab", " ba")
     keep = sorted({1} | set("".join(_plain_text(covered)).encode("utf-8")))
     sequences, stats = pack_calls([covered, _call("abz", " a")], vocab, 4096, keep)
@@ -52,14 +54,7 @@ def _fit_sequences(calls, keep):
 
     rows = [{"messages": [{"role": m.role, "content": m.content} for m in messages], "reply": reply, "stop": [stop],
              "domain": "blocksworld"} for messages, reply, stop in calls]
-
-    class Tokenizer:  # the Hugging Face call TokenizerVocabulary makes, over the toy vocabulary
-        bos_token_id = 1
-
-        def __call__(self, text, add_special_tokens=False, split_special_tokens=True):
-            return {"input_ids": list(text.encode("utf-8"))}
-
-    return build_sequences(TrainConfig(data="toy", out="", vocab="toy"), Tokenizer(), rows, keep)
+    return build_sequences(TrainConfig(data="toy", out="", vocab="toy"), _ByteTokenizer(), rows, keep)
 
 
 def test_a_token_list_that_is_not_one_is_named(tmp_path: Path) -> None:
