@@ -11,12 +11,20 @@ For each HiAgent episode of a run folder (`pddlworlds eval --out RUN`):
   conditions the plan's next stretch makes true) is set against the subgoal the agent acted under; they
   agree when each condition the agent's subgoal names is one the segment makes true. States with no plan (a
   dead end) are left out. A subgoal written in sentences (the full prompt form) is compared as the teacher
-  compares lines (`agents.sameness.same_subgoal`);
+  compares lines (`agents.sameness.same_subgoal`). Reported over every state acted in, and over the states
+  where the agent decided (a head call, or a new subgoal), each also up to renaming: a subgoal in facts
+  agrees up to renaming when a renaming of the objects that fixes the state, the goal and the actions maps it
+  into the planner's segment (`worlds.symmetry.find_renaming`: the planner's plan renamed is as optimal, so
+  its tie-break between interchangeable objects, which ball first, does not count against the agent), and on
+  an optimal plan: some plan from the state as short as the planner's has the agent's subgoal as its first
+  segment (a breadth-first search over the plans that start so, `worlds.search.first_segment_search`, up to
+  `--search-cap` states; past it the renaming's verdict stands, and such states are counted as undecided);
 - with STANDARD in the same run: HiAgent's in-trial context per step and wall time per episode as shares of
   STANDARD's (as the report's Context % and Time %), over the problems both played, and each agent's median
   over episodes of seconds per step (an episode's wall time over its steps).
 
     python scripts/memory_use.py runs/heldout10-subgoals [--json OUT.json] [--no-agreement] [--standard RUN] [--first N]
+                                 [--search-cap STATES]
 """
 
 from __future__ import annotations
@@ -28,6 +36,45 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+#: Most states the search for an optimal plan that starts with the agent's subgoal visits, per state judged.
+SEARCH_CAP = 100_000
+
+
+def _agrees_up_to_renaming(world: Any, state: int, agent_text: str, planner_text: str) -> bool:
+    """Whether a renaming of the objects that fixes the state, the goal and the actions
+    (`worlds.symmetry.find_renaming`) maps each fact of the agent's subgoal onto one of the planner's: the
+    agent's subgoal then starts an optimal plan as the planner's does (compact form only)."""
+    from pddlworlds.agents.compact import atoms_text, conditions_of
+    from pddlworlds.worlds.symmetry import find_renaming
+
+    atoms = {atoms_text([atom]): atom for atom in world.task.atoms}
+    named, planned = conditions_of(agent_text), conditions_of(planner_text)
+    if not named or not named <= atoms.keys() or not planned <= atoms.keys():
+        return False
+    return find_renaming(world.task, state, [atoms[t] for t in named], [atoms[t] for t in planned]) is not None
+
+
+def _on_an_optimal_plan(world: Any, state: int, agent_text: str, length: int, cap: int) -> bool | None:
+    """Whether some plan from `state` no longer than `length` (the planner's) has the agent's subgoal as its
+    first segment (`worlds.search.first_segment_search`); None when the search passed `cap` states, or the
+    task has action costs (its lengths are not its costs)."""
+    from dataclasses import replace
+
+    from pddlworlds.agents.compact import atoms_text, conditions_of
+    from pddlworlds.worlds.search import first_segment_search
+
+    task = world.task
+    if task.lifted.costs:
+        return None
+    index = {atoms_text([atom]): i for i, atom in enumerate(task.atoms)}
+    named = conditions_of(agent_text)
+    if not named or not named <= index.keys():
+        return False
+    found = first_segment_search(replace(task, init=state), sum(1 << index[t] for t in named), cap)
+    if found.status == "capped":
+        return None
+    return found.plan_length is not None and found.plan_length <= length
 
 
 def _agrees(agent_text: str, planner_text: str, facts: bool) -> bool:
@@ -52,7 +99,7 @@ def _planner_subgoal(world: Any, expert: Any, state: int, facts: bool) -> str | 
 
 def analyse(
     folder: Path, *, min_optimal: int = 8, agreement: bool = True, timeout: float = 60, standard: Path | None = None,
-    first: int | None = None,
+    first: int | None = None, search_cap: int = SEARCH_CAP,
 ) -> dict[str, Any]:
     """The figures above, per `agent/domain` and `agent/all` (HiAgent rows only for the memory's); `standard`:
     another run whose STANDARD episodes are the reference (one played alone, in a setting where STANDARD plays
@@ -119,14 +166,29 @@ def analyse(
         env.reset()
         world = env.unwrapped.world
         expert = StateExpert(world, Path(domain.domain_file), path, domain.text_file, timeout=timeout)
+        previous = None
         for step in record.trajectory:
             state = int(env.unwrapped.state)
             wanted = _planner_subgoal(world, expert, state, facts) if step.subgoal else None
+            decided = step.subgoal != previous or any(c.purpose == HEAD_PURPOSE for c in step.calls)
+            previous = step.subgoal
             if wanted is not None:
                 same = _agrees(step.subgoal or "", wanted, facts)
+                renamed = same or (facts and _agrees_up_to_renaming(world, state, step.subgoal or "", wanted))
+                searched = None if renamed or not facts else _on_an_optimal_plan(
+                    world, state, step.subgoal or "", len(expert.plan_from(state) or ()), search_cap)
+                optimal = renamed or bool(searched)
                 for key in (f"{record.agent}/{record.domain}", f"{record.agent}/all"):
                     rows[key]["judged"] += 1
                     rows[key]["agree"] += same
+                    rows[key]["agree_renamed"] += renamed
+                    rows[key]["agree_optimal"] += optimal
+                    rows[key]["undecided"] += facts and not renamed and searched is None
+                    if decided:
+                        rows[key]["decisions"] += 1
+                        rows[key]["decisions_agree"] += same
+                        rows[key]["decisions_agree_renamed"] += renamed
+                        rows[key]["decisions_agree_optimal"] += optimal
             env.step(step.action)
     out: dict[str, Any] = {}
     for key, row in sorted(rows.items()):
@@ -141,7 +203,16 @@ def analyse(
             "head_calls_per_episode": round(row["head_calls"] / n, 3),
             "summary_calls_per_episode": round(row["summary_calls"] / n, 3),
             **({"states_judged": int(row["judged"]),
-                "subgoal_agreement": round(row["agree"] / row["judged"], 4) if row["judged"] else None}
+                "subgoal_agreement": _share(row["agree"], row["judged"]),
+                "subgoal_agreement_up_to_renaming": _share(row["agree_renamed"], row["judged"]) if facts else None,
+                "subgoal_agreement_on_an_optimal_plan": _share(row["agree_optimal"], row["judged"]) if facts else None,
+                "states_search_undecided": int(row["undecided"]),
+                "decisions_judged": int(row["decisions"]),
+                "decision_agreement": _share(row["decisions_agree"], row["decisions"]),
+                "decision_agreement_up_to_renaming": _share(row["decisions_agree_renamed"], row["decisions"])
+                if facts else None,
+                "decision_agreement_on_an_optimal_plan": _share(row["decisions_agree_optimal"], row["decisions"])
+                if facts else None}
                if agreement else {}),
         }
     hiagents = sorted({a for a, _, _ in per_step if a != "standard"})
@@ -161,6 +232,10 @@ def analyse(
     return out
 
 
+def _share(part: float, whole: float) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", type=Path, help="a run folder of `pddlworlds eval`")
@@ -170,10 +245,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--standard", type=Path, default=None,
                         help="a run whose STANDARD episodes are the reference (RUN's own are then left out)")
     parser.add_argument("--first", type=int, default=None, help="only each domain's first N problems")
+    parser.add_argument("--search-cap", type=int, default=SEARCH_CAP,
+                        help="most states the search for an optimal plan starting with the subgoal visits a state")
     args = parser.parse_args(argv)
     try:
         figures = analyse(args.run, min_optimal=args.min_optimal, agreement=not args.no_agreement,
-                          standard=args.standard, first=args.first)
+                          standard=args.standard, first=args.first, search_cap=args.search_cap)
     except (OSError, ValueError) as exc:
         print(f"memory_use.py: {exc}", file=sys.stderr)
         return 2

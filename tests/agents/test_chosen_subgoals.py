@@ -1,6 +1,6 @@
 """HiAgent's subgoal as a choice (`state-choice-subgoals`): the world lists the goal conditions not yet true,
-the model's score picks one, the world says when it is finished (its condition holds, or `subgoal_steps`
-steps passed without it), and the finished one is folded with the world's summary (no model call), or the
+the model's score picks one, the world says when it is finished (its condition holds, another goal condition
+came true under it, or `subgoal_steps` steps passed without it), and the finished one is folded with the world's summary (no model call), or the
 summariser's in `state-choice-subgoals-taught`; the expert plays the setting and its picks are the planner's."""
 
 from __future__ import annotations
@@ -110,6 +110,25 @@ def test_a_subgoal_open_too_long_is_folded_as_not_met_and_chosen_again() -> None
     assert [s.subgoal_index for s in record.trajectory] == [1] * steps + [2, 2]
 
 
+def test_a_subgoal_under_which_another_goal_condition_comes_true_is_folded_and_chosen_again() -> None:
+    """Where the teacher's segment ends (a goal condition came true), the agent's does too: working under
+    `on b3 b2`, the steps make `on b2 b1` true instead, so the next turn folds the subgoal as not met and
+    chooses again (the one open condition left, without a call), long before `subgoal_steps`."""
+    actions = ("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3", "pickup b2", "stack b2 on b1",
+               "pickup b3")
+    llm = ScriptedScorer(actions=actions, subgoals=("on b3 b2",))
+    agent = HiAgent(llm, setting=SETTING)
+    record = agent.run(blocksworld(len(actions)), options={"problem": "problem1"})
+    assert [s.action for s in record.trajectory] == list(actions)
+    first, second = agent.wm.subgoals
+    assert (first.text, first.finished, first.met, len(first.env_pairs)) == ("on b3 b2", True, False, 6)
+    assert "on b2 b1" in first.summary
+    assert (second.text, second.finished) == ("on b3 b2", False)
+    assert [s.subgoal_index for s in record.trajectory] == [1] * 6 + [2]
+    assert sum(1 for p, _ in llm.choices if p == SUBGOAL_HEAD) == 1
+    assert agent.flags()["subgoal_ends"] == "met, other goal progress, or subgoal_steps"
+
+
 def test_the_taught_variant_asks_the_summariser() -> None:
     llm = ScriptedScorer(actions=("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "stack b3 on b2"),
                          subgoals=("on b3 b2",))
@@ -193,6 +212,40 @@ def test_memory_use_reports_folds_agreement_and_costs(monkeypatch: pytest.Monkey
     assert row["episodes"] == 1 and row["states_judged"] == 12
     assert row["finished_per_episode"] == row["finished_per_long_episode"] == 1.0  # folded after 10 steps
     assert row["met_share"] == 0.0 and row["summary_calls_per_episode"] == 0.0
-    assert 0.0 <= row["subgoal_agreement"] <= 1.0
+    assert 0.0 <= row["subgoal_agreement"] <= row["subgoal_agreement_up_to_renaming"] <= 1.0
+    assert row["subgoal_agreement_up_to_renaming"] <= row["subgoal_agreement_on_an_optimal_plan"] <= 1.0
+    assert 1 <= row["decisions_judged"] <= row["states_judged"] and row["states_search_undecided"] == 0
+    assert 0.0 <= row["decision_agreement"] <= row["decision_agreement_up_to_renaming"] <= 1.0
+    assert row["decision_agreement_up_to_renaming"] <= row["decision_agreement_on_an_optimal_plan"] <= 1.0
     costs = figures["hiagent/against-standard"]
     assert costs["problems"] == 1 and costs["context_share"] > 0
+
+
+def test_a_subgoal_agrees_up_to_renaming_when_its_objects_are_interchangeable() -> None:
+    """Gripper's first public problem, both hands full in room b: dropping either ball first is optimal, so
+    the agent's `at ball2 roomb` agrees with the planner's `at ball1 roomb` up to renaming (balls and hands
+    swapped), and not strictly; a ball still in room a agrees in neither reading."""
+    d = domains()["gripper"]
+    path = Path(d.domain_file).parent / "problems" / "agentboard" / "prob01.pddl"
+    env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=10, observation_mode="fluents")
+    env.reset()
+    world = env.unwrapped.world
+    for action in ("pick ball1 rooma left", "pick ball2 rooma right", "move rooma roomb"):
+        schema, *args = action.split()
+        index = world.action_of(schema, args)
+        assert index is not None, action
+        env.unwrapped.state = world.task.apply(int(env.unwrapped.state), index)
+    state = int(env.unwrapped.state)
+    memory_use = _memory_use()
+    assert not memory_use._agrees("at ball2 roomb", "at ball1 roomb", True)
+    assert memory_use._agrees_up_to_renaming(world, state, "at ball2 roomb", "at ball1 roomb")
+    assert not memory_use._agrees_up_to_renaming(world, state, "at ball3 roomb", "at ball1 roomb")
+    assert not memory_use._agrees_up_to_renaming(world, state, "not a fact", "at ball1 roomb")
+    # on an optimal plan: the planner's is 8 steps from here (two drops, then two balls' round trip of six);
+    # ball3 first puts ball1 down in room a on the way, 12 steps
+    length = len(StateExpert(world, Path(d.domain_file), path, d.text_file).plan_from(state) or ())
+    assert length == 8
+    assert memory_use._on_an_optimal_plan(world, state, "at ball2 roomb", length, cap=10_000) is True
+    assert memory_use._on_an_optimal_plan(world, state, "at ball3 roomb", length + 3, cap=10_000) is False
+    assert memory_use._on_an_optimal_plan(world, state, "at ball3 roomb", length + 4, cap=10_000) is True
+    assert memory_use._on_an_optimal_plan(world, state, "at ball3 roomb", length, cap=5) is None

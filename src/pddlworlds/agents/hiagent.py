@@ -11,8 +11,8 @@ asks again without an environment step; after `max_retrievals_in_a_row` of them 
 world action, and a further `retrieve` goes to the world, which rejects it.
 
 In a setting with chosen subgoals (`state-choice-subgoals`, `Setting.subgoals == "chosen"`) the model
-does not write the subgoal: while the open one is unmet and younger than `Setting.subgoal_steps` steps it
-goes on (`Action:` alone), else the world lists the goal conditions not yet true and the model's score
+does not write the subgoal: while the open one is unmet, no other goal condition has come true under it, and
+it is younger than `Setting.subgoal_steps` steps it goes on (`Action:` alone), else the world lists the goal conditions not yet true and the model's score
 picks one (`Subgoal: <condition>`, on the same prompt as the action), after which the open one is folded:
 its summary is then the world's (what its steps made true, met when its condition holds) or, in
 `state-choice-subgoals-taught`, the summariser's.
@@ -55,6 +55,11 @@ HIAGENT_CONFIGS: Registry[tuple[bool, bool, bool]] = Registry("HiAgent configura
     "task-decomposition": (False, False, False),
 })
 _NAMES = {flags: name for name, flags in HIAGENT_CONFIGS.items()}
+
+
+#: When a chosen subgoal ends (recorded in the agent's flags): its condition holds, another goal condition
+#: came true under it, or `Setting.subgoal_steps` steps passed.
+SUBGOAL_ENDS = "met, other goal progress, or subgoal_steps"
 
 
 def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str:
@@ -101,7 +106,8 @@ class HiAgent(LLMAgent):
             "hide_finished": self.hide_finished,
             "max_retrievals_in_a_row": self.max_retrievals_in_a_row,
             "summary_max_tokens": self.summary_max_tokens,
-            **({"subgoal_steps": self.setting.subgoal_steps} if self.setting.subgoals == "chosen" else {}),
+            **({"subgoal_steps": self.setting.subgoal_steps, "subgoal_ends": SUBGOAL_ENDS}
+               if self.setting.subgoals == "chosen" else {}),
         }
 
     def _system_text(self, world) -> str:
@@ -208,14 +214,19 @@ class HiAgent(LLMAgent):
         return subgoal
 
     def _choose_subgoal(self, messages: list[Message], calls: list[LLMCall]) -> tuple[str, int] | None:
-        """A chosen subgoal's turn (`Setting.subgoals == "chosen"`): None while the open subgoal is unmet and
-        younger than `subgoal_steps` steps (it goes on); else the goal condition not yet true that the
-        model's score puts first (its line and mask), scored as the line after `Subgoal:` on the prompt the
-        action is chosen on. One candidate needs no call; a call the backend cannot score keeps the subgoal."""
+        """A chosen subgoal's turn (`Setting.subgoals == "chosen"`): None while the open subgoal is unmet, no
+        other goal condition not true where it started has come true, and it is younger than `subgoal_steps`
+        steps (it goes on); else the goal condition not yet true that the model's score puts first (its line
+        and mask), scored as the line after `Subgoal:` on the prompt the action is chosen on. One candidate
+        needs no call; a call the backend cannot score keeps the subgoal. (The second rule cuts the agent's
+        steps where the teacher cuts the planner's, `segments.goal_segment`: the world moved on, so the
+        subgoal is chosen again.)"""
         base = self._env.unwrapped
         state = int(base.state)
         current = self.wm.current
         going_on = current is not None and current.text and not current.holds_in(state)
+        if going_on and current.start_state is not None:  # another goal condition came true under it
+            going_on = not base.world.task.goal_pos & state & ~current.start_state & ~current.atoms
         if going_on and len(current.env_pairs) < self.setting.subgoal_steps:
             return None
         options = compact.open_goal_conditions(base.world, state)

@@ -31,8 +31,9 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   subgoal's summary, the state its open subgoal started in.
 - `state-choice-subgoals`: the diffs form with HiAgent's subgoal as a choice too (`subgoals="chosen"`): the
   world supplies the candidates (each goal condition not yet true), the model's score picks one, and the
-  world says when it is finished: once its condition holds, or after `subgoal_steps` steps without it (then
-  it is folded as not met and the choice is made again, which may pick it again). Its summary is written
+  world says when it is finished: once its condition holds, once another goal condition comes true under it
+  (where the teacher's segments end: the choice is made again), or after `subgoal_steps` steps without it
+  (then it is folded as not met and the choice is made again, which may pick it again). Its summary is written
   from the world (`world_summary`): the facts its steps made true, met or not by the same check, with no
   model call. HiAgent as published writes its subgoal and decides when it is done; this is the embedded
   model's form of the same memory (a small model learns to pick a goal condition, not when to stop).
@@ -122,7 +123,8 @@ SETTINGS: Registry[Setting] = Registry("setting", {
         changes_to_summariser=True, example=False, prompt_form="compact", diffs=True, subgoals="chosen",
         world_summary=True,
         summary="state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true, "
-        "finished when it holds (or after 10 steps without), summarised from what its steps made true",
+        "finished when it holds, when another goal condition comes true, or after 10 steps, summarised "
+        "from what its steps made true",
     ),
     "state-choice-subgoals-taught": Setting(
         "state-choice-subgoals-taught", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,

@@ -31,6 +31,7 @@ from ..host import cache_dir
 from .catalogue import load_task
 from .pddl import LiftedTask, normalisation_warnings_ignored
 from .pddl_text import read_pddl_bytes
+from .symmetry import object_maps
 
 __all__ = ["ProblemIndex", "load_problem", "same_up_to_renaming", "structure_hash"]
 
@@ -81,32 +82,8 @@ def same_up_to_renaming(a: LiftedTask, b: LiftedTask) -> bool:
         return False
     objects_a = sorted(ca, key=lambda o: (Counter(ca.values())[ca[o]], o))  # rarest colours first
     candidates = {o: [p for p in cb if cb[p] == ca[o]] for o in objects_a}
-    mapping: dict[str, str] = {}
-    used: set[str] = set()
-
-    def consistent() -> bool:
-        for facts_a, facts_b in ((init_a, init_b), (goal_a, goal_b)):
-            for name, args in facts_a:
-                if all(x in mapping for x in args) and (name, tuple(mapping[x] for x in args)) not in facts_b:
-                    return False
-        return True
-
-    def search(i: int) -> bool:
-        if i == len(objects_a):
-            return True
-        o = objects_a[i]
-        for p in candidates[o]:
-            if p in used:
-                continue
-            mapping[o] = p
-            used.add(p)
-            if consistent() and search(i + 1):
-                return True
-            del mapping[o]
-            used.discard(p)
-        return False
-
-    return search(0)
+    checks = [(fact, facts_b) for facts_a, facts_b in ((init_a, init_b), (goal_a, goal_b)) for fact in facts_a]
+    return next(object_maps(objects_a, candidates, checks), None) is not None
 
 
 def load_problem(domain_file: Path, problem_file: Path) -> LiftedTask:
