@@ -71,8 +71,8 @@ def object_maps(
     """Every one-to-one map of the objects in `order` to their `images` (tried in the order given) under which
     each checked atom, renamed, is in the collection it comes with; each check runs as soon as its atom's
     objects are all mapped, so a wrong image fails early. Atoms naming an object outside `order` are not
-    checked; a check of an atom without objects fails every map at once. The map yielded is live: copy it to
-    keep it. Stops after `max_nodes` partial maps (counted in `count`)."""
+    checked; an atom without objects that is not in its collection fails every map. The map yielded is live:
+    copy it to keep it. Stops after `max_nodes` partial maps (counted in `count`)."""
     count = count if count is not None else NodeCount()
     rank = {name: i for i, name in enumerate(order)}
     by_last: dict[str, list[tuple[Atom, Collection[Atom]]]] = {name: [] for name in order}
