@@ -12,8 +12,9 @@ world action, and a further `retrieve` goes to the world, which rejects it.
 
 In a setting with chosen subgoals (`state-choice-subgoals`, `Setting.subgoals == "chosen"`) the model
 does not write the subgoal: while the open one is unmet, no other goal condition has come true under it, and
-it is younger than `Setting.subgoal_steps` steps it goes on (`Action:` alone), else the world lists the goal conditions not yet true and the model's score
-picks one (`Subgoal: <condition>`, on the same prompt as the action), after which the open one is folded:
+it is younger than `Setting.subgoal_steps` steps it goes on (`Action:` alone), else the world lists the goal
+conditions not yet true and the model's score picks one (`Subgoal: <condition>`, on the same prompt as the
+action), after which the open one is folded:
 its summary is then the world's (what its steps made true, met when its condition holds) or, in
 `state-choice-subgoals-taught`, the summariser's.
 
