@@ -19,6 +19,9 @@ For each HiAgent episode of a run folder (`pddlworlds eval --out RUN`):
   an optimal plan: some plan from the state as short as the planner's has the agent's subgoal as its first
   segment (a breadth-first search over the plans that start so, `worlds.search.first_segment_search`, up to
   `--search-cap` states; past it the renaming's verdict stands, and such states are counted as undecided);
+  and the states where the planner's segment names no goal condition the world offered the agent there
+  (`agents.compact.open_goal_conditions`, less those another open one comes before: 0 when the goal orders
+  never leave out what an optimal plan makes true first);
 - with STANDARD in the same run: HiAgent's in-trial context per step and wall time per episode as shares of
   STANDARD's (as the report's Context % and Time %), over the problems both played, and each agent's median
   over episodes of seconds per step (an episode's wall time over its steps).
@@ -106,6 +109,7 @@ def analyse(
     the same; its times are another sitting's); `first`: only each domain's first problems of its split, in
     the order `eval --limit` takes them."""
     from pddlworlds.agents import get_setting
+    from pddlworlds.agents.compact import conditions_of, open_goal_conditions
     from pddlworlds.artefacts.runs import is_errored, read_run
     from pddlworlds.records import HEAD_PURPOSE, EpisodeRecord
     from pddlworlds.registration import make_env
@@ -173,6 +177,8 @@ def analyse(
             decided = step.subgoal != previous or any(c.purpose == HEAD_PURPOSE for c in step.calls)
             previous = step.subgoal
             if wanted is not None:
+                not_offered = facts and wanted != "the goal" and not (
+                    conditions_of(wanted) & {text for text, _ in open_goal_conditions(world, state)})
                 same = _agrees(step.subgoal or "", wanted, facts)
                 renamed = same or (facts and _agrees_up_to_renaming(world, state, step.subgoal or "", wanted))
                 searched = None if renamed or not facts else _on_an_optimal_plan(
@@ -184,6 +190,7 @@ def analyse(
                     rows[key]["agree_renamed"] += renamed
                     rows[key]["agree_optimal"] += optimal
                     rows[key]["undecided"] += facts and not renamed and searched is None
+                    rows[key]["not_offered"] += facts and not_offered
                     if decided:
                         rows[key]["decisions"] += 1
                         rows[key]["decisions_agree"] += same
@@ -207,6 +214,7 @@ def analyse(
                 "subgoal_agreement_up_to_renaming": _share(row["agree_renamed"], row["judged"]) if facts else None,
                 "subgoal_agreement_on_an_optimal_plan": _share(row["agree_optimal"], row["judged"]) if facts else None,
                 "states_search_undecided": int(row["undecided"]),
+                "states_planner_not_offered": int(row["not_offered"]) if facts else None,
                 "decisions_judged": int(row["decisions"]),
                 "decision_agreement": _share(row["decisions_agree"], row["decisions"]),
                 "decision_agreement_up_to_renaming": _share(row["decisions_agree_renamed"], row["decisions"])

@@ -69,28 +69,44 @@ def test_the_settings_choose_subgoals_in_the_diffs_form() -> None:
 
 
 def test_a_met_subgoal_is_folded_with_the_worlds_summary_and_the_next_is_chosen_among_the_open_conditions() -> None:
-    # problem1: b2 on b3 on b1; the goal is b3 on b2 and b2 on b1
-    llm = ScriptedScorer(actions=("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "stack b3 on b2"),
-                         subgoals=("on b3 b2",))
+    # problem3: b1 on b3 on b2, b4 alone; the goal is b2 on b1 and b3 on b4 (in either order)
+    llm = ScriptedScorer(actions=("unstack b1 from b3", "putdown b1", "unstack b3 from b2", "stack b3 on b4"),
+                         subgoals=("on b3 b4",))
     agent = HiAgent(llm, setting=SETTING)
-    record = agent.run(blocksworld(6), options={"problem": "problem1"})
+    record = agent.run(blocksworld(6), options={"problem": "problem3"})
     heads = [(p, c) for p, c in llm.choices if p == SUBGOAL_HEAD]
-    # the first turn chooses among both goal conditions; after on b3 b2 holds, on b2 b1 is the only one
+    # the first turn chooses among both goal conditions; after on b3 b4 holds, on b2 b1 is the only one
     # left, so it is taken without a call
-    assert heads == [(SUBGOAL_HEAD, ["on b2 b1", "on b3 b2"])]
+    assert heads == [(SUBGOAL_HEAD, ["on b2 b1", "on b3 b4"])]
     first, second = agent.wm.subgoals
-    assert (first.text, first.finished, first.met) == ("on b3 b2", True, True)
+    assert (first.text, first.finished, first.met) == ("on b3 b4", True, True)
     assert first.summary == compact.changed_text(record_world(agent), first.start_state, second.start_state)
-    assert "on b3 b2" in first.summary and llm.summaries == 0  # the world wrote it: no summariser call
+    assert "on b3 b4" in first.summary and llm.summaries == 0  # the world wrote it: no summariser call
     assert (second.text, second.finished) == ("on b2 b1", False)
-    assert [s.subgoal for s in record.trajectory] == ["on b3 b2"] * 4 + ["on b2 b1"] * 2
+    assert [s.subgoal for s in record.trajectory] == ["on b3 b4"] * 4 + ["on b2 b1"] * 2
     head_calls = [c for s in record.trajectory for c in s.calls if c.purpose == HEAD_PURPOSE]
     assert len(head_calls) == 1 and head_calls[0].candidates == 2
     # the choice is made on the prompt that still shows subgoal 1's steps (as the teacher's subgoal lines
     # are); the next shows it folded, and the state subgoal 2 began in
-    assert "Subgoal 1: on b3 b2\n> unstack b2 from b3" in record.trajectory[4].memory_view
-    assert f"Subgoal 1: on b3 b2\nSummary (met: yes): {first.summary}\nSubgoal 2: on b2 b1\nState:\n" in (
+    assert "Subgoal 1: on b3 b4\n> unstack b1 from b3" in record.trajectory[4].memory_view
+    assert f"Subgoal 1: on b3 b4\nSummary (met: yes): {first.summary}\nSubgoal 2: on b2 b1\nState:\n" in (
         record.trajectory[5].memory_view)
+
+
+def test_a_condition_another_comes_before_is_not_offered() -> None:
+    """problem1's goal is b3 on b2 on b1: b3 put on b2 before b2 is on b1 would have to come off again
+    (`worlds/goal_orders.py`), so the first subgoal is on b2 b1, taken without a call; once it holds, on b3
+    b2 is the one left."""
+    llm = ScriptedScorer(actions=("unstack b2 from b3", "stack b2 on b1"))
+    agent = HiAgent(llm, setting=SETTING)
+    record = agent.run(blocksworld(2), options={"problem": "problem1"})
+    world = record_world(agent)
+    state = world.initial_state
+    assert [t for t, _ in compact.open_goal_conditions(world, state, ordered=False)] == ["on b2 b1", "on b3 b2"]
+    assert [t for t, _ in compact.open_goal_conditions(world, state)] == ["on b2 b1"]
+    assert not [c for c in llm.choices if c[0] == SUBGOAL_HEAD]
+    assert [s.subgoal for s in record.trajectory] == ["on b2 b1"] * 2
+    assert agent.flags()["subgoal_candidates"].startswith("open goal conditions no other open one comes before")
 
 
 def record_world(agent: HiAgent):
@@ -99,10 +115,10 @@ def record_world(agent: HiAgent):
 
 def test_a_subgoal_open_too_long_is_folded_as_not_met_and_chosen_again() -> None:
     steps = get_setting(SETTING).subgoal_steps
-    pace = ("unstack b2 from b3", "stack b2 on b3") * steps  # undoes itself: the condition never holds
+    pace = ("unstack b1 from b3", "stack b1 on b3") * steps  # undoes itself: the condition never holds
     llm = ScriptedScorer(actions=pace, subgoals=("on b2 b1", "on b2 b1"))
     agent = HiAgent(llm, setting=SETTING)
-    record = agent.run(blocksworld(steps + 2), options={"problem": "problem1"})
+    record = agent.run(blocksworld(steps + 2), options={"problem": "problem3"})
     first, second = agent.wm.subgoals
     assert first.finished and first.met is False and len(first.env_pairs) == steps
     assert second.text == first.text == "on b2 b1" and not second.finished
@@ -112,18 +128,18 @@ def test_a_subgoal_open_too_long_is_folded_as_not_met_and_chosen_again() -> None
 
 def test_a_subgoal_under_which_another_goal_condition_comes_true_is_folded_and_chosen_again() -> None:
     """Where the teacher's segment ends (a goal condition came true), the agent's does too: working under
-    `on b3 b2`, the steps make `on b2 b1` true instead, so the next turn folds the subgoal as not met and
+    `on b3 b4`, the steps make `on b2 b1` true instead, so the next turn folds the subgoal as not met and
     chooses again (the one open condition left, without a call), long before `subgoal_steps`."""
-    actions = ("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3", "pickup b2", "stack b2 on b1",
+    actions = ("unstack b1 from b3", "putdown b1", "unstack b3 from b2", "putdown b3", "pickup b2", "stack b2 on b1",
                "pickup b3")
-    llm = ScriptedScorer(actions=actions, subgoals=("on b3 b2",))
+    llm = ScriptedScorer(actions=actions, subgoals=("on b3 b4",))
     agent = HiAgent(llm, setting=SETTING)
-    record = agent.run(blocksworld(len(actions)), options={"problem": "problem1"})
+    record = agent.run(blocksworld(len(actions)), options={"problem": "problem3"})
     assert [s.action for s in record.trajectory] == list(actions)
     first, second = agent.wm.subgoals
-    assert (first.text, first.finished, first.met, len(first.env_pairs)) == ("on b3 b2", True, False, 6)
+    assert (first.text, first.finished, first.met, len(first.env_pairs)) == ("on b3 b4", True, False, 6)
     assert "on b2 b1" in first.summary
-    assert (second.text, second.finished) == ("on b3 b2", False)
+    assert (second.text, second.finished) == ("on b3 b4", False)
     assert [s.subgoal_index for s in record.trajectory] == [1] * 6 + [2]
     assert sum(1 for p, _ in llm.choices if p == SUBGOAL_HEAD) == 1
     assert agent.flags()["subgoal_ends"] == "met, other goal progress, or subgoal_steps"
@@ -181,21 +197,22 @@ def test_the_expert_picks_the_planners_subgoals_and_they_agree_at_every_state(tm
 
 def test_a_subgoal_the_model_chose_against_the_planner_is_labelled_once_where_it_was_chosen() -> None:
     """On-policy labels follow the play: the turn that opened the model's subgoal is labelled with the
-    planner's pick (`Subgoal: on b2 b1`, the condition its optimal plan makes true first), and the turns under
+    planner's pick (`Subgoal: on b3 b4`, the condition its optimal plan makes true first), and the turns under
     it with the expert's bare action, not a subgoal line the world would never let the model write there."""
-    # problem1: b2 on b3 on b1, goal b3 on b2 and b2 on b1; every optimal plan makes b2 on b1 true first
+    # problem3: b1 on b3 on b2, b4 alone, goal b2 on b1 and b3 on b4; every optimal plan makes b3 on b4 true
+    # first (b3 is lifted off b2 anyway), while b2 on b1 first costs two more steps
     d = domains()["blocksworld"]
-    path = Path(d.domain_file).parent / "problems" / "agentboard" / "problem1.pddl"
+    path = Path(d.domain_file).parent / "problems" / "agentboard" / "problem3.pddl"
     env = make_env(d.domain_file, path, text_file=d.text_file, max_episode_steps=4, observation_mode="fluents")
     env.reset()
     expert = StateExpert(env.unwrapped.world, Path(d.domain_file), path, d.text_file)
-    model = ScriptedScorer(actions=("unstack b2 from b3", "putdown b2", "unstack b3 from b1", "putdown b3"),
-                           subgoals=("on b3 b2",))
+    model = ScriptedScorer(actions=("unstack b1 from b3", "putdown b1", "unstack b3 from b2", "putdown b3"),
+                           subgoals=("on b2 b1",))
     record, calls = play_labelled(env, model, "hiagent", expert, setting=SETTING)
-    assert [s.subgoal for s in record.trajectory] == ["on b3 b2"] * 4
-    assert [c.reply for c in calls] == ["Subgoal: on b2 b1\nAction: unstack b2 from b3", "Action: putdown b2",
-                                        "Action: unstack b3 from b1", "Action: putdown b3"]
-    assert calls[0].model_reply == "Subgoal: on b3 b2\nAction: unstack b2 from b3"
+    assert [s.subgoal for s in record.trajectory] == ["on b2 b1"] * 4
+    assert [c.reply for c in calls] == ["Subgoal: on b3 b4\nAction: unstack b1 from b3", "Action: putdown b1",
+                                        "Action: unstack b3 from b2", "Action: stack b3 on b4"]
+    assert calls[0].model_reply == "Subgoal: on b2 b1\nAction: unstack b1 from b3"
 
 
 def test_memory_use_reports_folds_agreement_and_costs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -215,6 +232,7 @@ def test_memory_use_reports_folds_agreement_and_costs(monkeypatch: pytest.Monkey
     assert 0.0 <= row["subgoal_agreement"] <= row["subgoal_agreement_up_to_renaming"] <= 1.0
     assert row["subgoal_agreement_up_to_renaming"] <= row["subgoal_agreement_on_an_optimal_plan"] <= 1.0
     assert 1 <= row["decisions_judged"] <= row["states_judged"] and row["states_search_undecided"] == 0
+    assert row["states_planner_not_offered"] == 0  # problem1 has an order: b2 on b1 before b3 on b2
     assert 0.0 <= row["decision_agreement"] <= row["decision_agreement_up_to_renaming"] <= 1.0
     assert row["decision_agreement_up_to_renaming"] <= row["decision_agreement_on_an_optimal_plan"] <= 1.0
     costs = figures["hiagent/against-standard"]

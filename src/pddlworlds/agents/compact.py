@@ -127,13 +127,16 @@ def diff_text(world: World, before: int, after: int) -> str:
     return f"{made}; not: {atoms_text(gone)}" if gone else made
 
 
-def open_goal_conditions(world: World, state: int) -> list[tuple[str, int]]:
+def open_goal_conditions(world: World, state: int, *, ordered: bool = True) -> list[tuple[str, int]]:
     """The subgoals a chosen-subgoal HiAgent picks among in `state` (`state-choice-subgoals`): each positive
     goal condition not true there, as (its line as the teacher writes a one-condition subgoal, its mask), in
-    atom order; when none is left but the goal does not hold (a negative or other condition), "the goal"
-    with mask 0, which no state meets."""
+    atom order; `ordered`: less those another open condition comes before (`World.goal_orders`: made true
+    now, they would have to be undone); when none is left but the goal does not hold (a negative or other
+    condition), "the goal" with mask 0, which no state meets."""
     task = world.task
     open_bits = task.goal_pos & ~state & ~task.hidden
+    if ordered:
+        open_bits = world.goal_orders.ready(open_bits)
     out = [(atoms_text([task.atoms[i]]), 1 << i) for i in _bits(open_bits)]
     return out or [("the goal", 0)]
 

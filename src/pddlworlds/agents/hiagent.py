@@ -13,7 +13,8 @@ world action, and a further `retrieve` goes to the world, which rejects it.
 In a setting with chosen subgoals (`state-choice-subgoals`, `Setting.subgoals == "chosen"`) the model
 does not write the subgoal: while the open one is unmet, no other goal condition has come true under it, and
 it is younger than `Setting.subgoal_steps` steps it goes on (`Action:` alone), else the world lists the goal
-conditions not yet true and the model's score picks one (`Subgoal: <condition>`, on the same prompt as the
+conditions not yet true, less those another of them comes before (`worlds/goal_orders.py`: a block put on
+one that must still move), and the model's score picks one (`Subgoal: <condition>`, on the same prompt as the
 action), after which the open one is folded:
 its summary is then the world's (what its steps made true, met when its condition holds) or, in
 `state-choice-subgoals-taught`, the summariser's.
@@ -61,6 +62,8 @@ _NAMES = {flags: name for name, flags in HIAGENT_CONFIGS.items()}
 #: When a chosen subgoal ends (recorded in the agent's flags): its condition holds, another goal condition
 #: came true under it, or `Setting.subgoal_steps` steps passed.
 SUBGOAL_ENDS = "met, other goal progress, or subgoal_steps"
+#: What a chosen subgoal is picked among (recorded in the agent's flags): `compact.open_goal_conditions`.
+SUBGOAL_CANDIDATES = "open goal conditions no other open one comes before (reasonable orders)"
 
 
 def hiagent_name(*, summarize: bool, retrieve: bool, hide_finished: bool) -> str:
@@ -107,7 +110,8 @@ class HiAgent(LLMAgent):
             "hide_finished": self.hide_finished,
             "max_retrievals_in_a_row": self.max_retrievals_in_a_row,
             "summary_max_tokens": self.summary_max_tokens,
-            **({"subgoal_steps": self.setting.subgoal_steps, "subgoal_ends": SUBGOAL_ENDS}
+            **({"subgoal_steps": self.setting.subgoal_steps, "subgoal_ends": SUBGOAL_ENDS,
+                  "subgoal_candidates": SUBGOAL_CANDIDATES}
                if self.setting.subgoals == "chosen" else {}),
         }
 

@@ -30,7 +30,8 @@ picked. One name per setting; an evaluation records it in `config.json` and the 
   (`training.packing`); the model has to track the state from the changes. HiAgent shows, after a finished
   subgoal's summary, the state its open subgoal started in.
 - `state-choice-subgoals`: the diffs form with HiAgent's subgoal as a choice too (`subgoals="chosen"`): the
-  world supplies the candidates (each goal condition not yet true), the model's score picks one, and the
+  world supplies the candidates (each goal condition not yet true, less those another of them comes before:
+  `worlds/goal_orders.py`, a block not stacked on one that must still move), the model's score picks one, and the
   world says when it is finished: once its condition holds, once another goal condition comes true under it
   (where the teacher's segments end: the choice is made again), or after `subgoal_steps` steps without it
   (then it is folded as not met and the choice is made again, which may pick it again). Its summary is written
@@ -122,7 +123,8 @@ SETTINGS: Registry[Setting] = Registry("setting", {
         "state-choice-subgoals", ("fluents", "full"), "admissible", "token-mean", describe_actions=False,
         changes_to_summariser=True, example=False, prompt_form="compact", diffs=True, subgoals="chosen",
         world_summary=True,
-        summary="state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true, "
+        summary="state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true "
+        "that no other open one comes before, "
         "finished when it holds, when another goal condition comes true, or after 10 steps, summarised "
         "from what its steps made true",
     ),

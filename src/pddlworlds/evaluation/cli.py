@@ -324,7 +324,8 @@ def add_eval_parsers(subparsers: Any) -> None:
         "state-choice-compact (the same game, each call written as facts: goal, state, candidates and the "
         "history one line a step, for a model trained in that form), state-choice-diffs (the compact form with "
         "the start state once and each step's changes: a call adds one line to the last), state-choice-subgoals "
-        "(state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true and folded by "
+        "(state-choice-diffs with HiAgent's subgoal picked among the goal conditions not yet true that no other "
+        "open one comes before, and folded by "
         "the world; -taught: summarised by the model). admissible and the "
         "state-choice settings "
         "need the embedded model and are not comparable with published numbers",

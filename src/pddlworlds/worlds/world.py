@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .action_parser import ActionParser, ParsedAction, ParseError
 from .catalogue import load_task
+from .goal_orders import GoalOrders, goal_orders
 from .ground_task import ByteTable, Memo
 from .grounding import (
     MAX_ATOMS,
@@ -132,6 +133,12 @@ class World:
     @property
     def initial_state(self) -> int:
         return self.task.init
+
+    @cached_property
+    def goal_orders(self) -> GoalOrders:
+        """Which goal conditions come before which (`goal_orders.py`): a chosen subgoal's candidates leave
+        out the ones not yet worth making true. Found once a world, on first use."""
+        return goal_orders(self.task)
 
     def describe(self, state: int) -> str:
         """The full state: one sentence per true atom, in atom order; in the compact layout the objects by
