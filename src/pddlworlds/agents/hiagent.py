@@ -111,7 +111,7 @@ class HiAgent(LLMAgent):
             "max_retrievals_in_a_row": self.max_retrievals_in_a_row,
             "summary_max_tokens": self.summary_max_tokens,
             **({"subgoal_steps": self.setting.subgoal_steps, "subgoal_ends": SUBGOAL_ENDS,
-                  "subgoal_candidates": SUBGOAL_CANDIDATES}
+                "subgoal_candidates": SUBGOAL_CANDIDATES}
                if self.setting.subgoals == "chosen" else {}),
         }
 
